@@ -1,0 +1,55 @@
+// The device program: what the compiler produces and the simulated chip runs.
+// A flat list of device instructions over numbered buffers, with weights
+// already converted to their device dtype and a release list per instruction
+// (the buffers whose last use it is), so memory can be accounted exactly.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/graph.h"
+#include "core/ops.h"
+#include "core/tensor.h"
+
+namespace meshtest {
+
+// Side of a tile: device tensors occupy whole 32x32 tiles of their last two dims.
+constexpr int64_t kTileSide = 32;
+
+enum class BufferKind { Input, Weight, Activation };
+
+struct DeviceBuffer {
+  int32_t id = 0;
+  BufferKind kind = BufferKind::Activation;
+  TensorType type;           // device dtype: bf16 activations, bf16/bfp8_b weights, ints as-is
+  std::string name;          // graph input or weight name; empty for activations
+  int64_t device_bytes = 0;  // tile-padded footprint
+};
+
+struct DeviceInstr {
+  OpKind kind;
+  std::vector<int32_t> inputs;
+  int32_t output = -1;
+  Attrs attrs;
+  std::string origin;            // the graph op it came from: "op #12 conv2d"
+  std::vector<int32_t> release;  // buffers whose last use is this instruction
+};
+
+struct DeviceProgram {
+  std::string name;
+  std::vector<DeviceBuffer> buffers;
+  std::vector<DeviceInstr> instrs;
+  std::map<int32_t, Tensor> weights;                      // buffer id -> data in device dtype
+  std::vector<std::pair<std::string, int32_t>> outputs;  // graph output name -> buffer id
+  int64_t planned_peak_dram_bytes = 0;
+};
+
+// Bytes a tensor of `type` occupies on the device: the last two dims padded to
+// multiples of 32 (a rank-1 tensor is one row of tiles; rank-0 is one tile).
+int64_t tile_padded_bytes(const TensorType& type);
+
+}  // namespace meshtest

@@ -1,0 +1,112 @@
+// The op set of the graph IR: one table (MESHTEST_OPS) lists every op with its
+// text name and arity; infer_type() defines each op's result type. This header
+// is the semantic spec both executors (CPU reference, simulated chip) follow.
+//
+// Semantics (shapes row-major, N = batch):
+//  unary (same type):  relu, gelu{approximate="none"|"tanh"}, tanh, exp, log,
+//                      sqrt, rsqrt, neg, sigmoid, silu, erf, sin, cos
+//  binary (numpy broadcasting, same dtype): add, sub, mul, div, maximum
+//  cast(x){dtype}                     value conversion
+//  constant(){value, dtype, shape}    tensor filled with `value`
+//  matmul(a[...,M,K], b[...,K,N])     batch dims broadcast; rank >= 2 each
+//  linear(x[...,K], w[N,K], bias[N]?) x @ w^T + bias (PyTorch layout)
+//  conv2d(x[N,C,H,W], w[O,C/g,KH,KW], bias[O]?){stride=[sh,sw],
+//         padding=[ph,pw], dilation=[dh,dw], groups=g}   (cross-correlation)
+//  max_pool2d(x){kernel=[kh,kw], stride, padding}        padding is -inf
+//  avg_pool2d(x){kernel, stride, padding, count_include_pad=0|1}
+//  global_avg_pool2d(x[N,C,H,W]) -> [N,C,1,1]
+//  batch_norm(x, scale[C], bias[C], mean[C], var[C]){eps}   channel dim 1,
+//         y = (x - mean) / sqrt(var + eps) * scale + bias
+//  layer_norm(x, gamma[D], beta[D]){eps}   over the last dim (biased variance)
+//  softmax(x){axis}
+//  embedding(ids[...] i32/i64, table[V,D]) -> [..., D]; out-of-range id = error
+//  reshape(x){shape}                  shape fully resolved (no -1 in the IR)
+//  transpose(x){perm}
+//  concat(x0, x1, ...){axis}
+//  slice(x){axis, start, end, step}   python semantics: negative start/end
+//                                     count from the end, clamped; step > 0
+//  reduce_sum / reduce_mean / reduce_max(x){axes=[...], keepdim=0|1}
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/dtype.h"
+#include "core/tensor.h"
+
+namespace meshtest {
+
+// X(enum name, text name, min inputs, max inputs (-1: any number))
+#define MESHTEST_OPS(X)                          \
+  X(Relu, "relu", 1, 1)                          \
+  X(Gelu, "gelu", 1, 1)                          \
+  X(Tanh, "tanh", 1, 1)                          \
+  X(Exp, "exp", 1, 1)                            \
+  X(Log, "log", 1, 1)                            \
+  X(Sqrt, "sqrt", 1, 1)                          \
+  X(Rsqrt, "rsqrt", 1, 1)                        \
+  X(Neg, "neg", 1, 1)                            \
+  X(Sigmoid, "sigmoid", 1, 1)                    \
+  X(Silu, "silu", 1, 1)                          \
+  X(Erf, "erf", 1, 1)                            \
+  X(Sin, "sin", 1, 1)                            \
+  X(Cos, "cos", 1, 1)                            \
+  X(Add, "add", 2, 2)                            \
+  X(Sub, "sub", 2, 2)                            \
+  X(Mul, "mul", 2, 2)                            \
+  X(Div, "div", 2, 2)                            \
+  X(Maximum, "maximum", 2, 2)                    \
+  X(Cast, "cast", 1, 1)                          \
+  X(Constant, "constant", 0, 0)                  \
+  X(Matmul, "matmul", 2, 2)                      \
+  X(Linear, "linear", 2, 3)                      \
+  X(Conv2d, "conv2d", 2, 3)                      \
+  X(MaxPool2d, "max_pool2d", 1, 1)               \
+  X(AvgPool2d, "avg_pool2d", 1, 1)               \
+  X(GlobalAvgPool2d, "global_avg_pool2d", 1, 1)  \
+  X(BatchNorm, "batch_norm", 5, 5)               \
+  X(LayerNorm, "layer_norm", 3, 3)               \
+  X(Softmax, "softmax", 1, 1)                    \
+  X(Embedding, "embedding", 2, 2)                \
+  X(Reshape, "reshape", 1, 1)                    \
+  X(Transpose, "transpose", 1, 1)                \
+  X(Concat, "concat", 1, -1)                     \
+  X(Slice, "slice", 1, 1)                        \
+  X(ReduceSum, "reduce_sum", 1, 1)               \
+  X(ReduceMean, "reduce_mean", 1, 1)             \
+  X(ReduceMax, "reduce_max", 1, 1)
+
+enum class OpKind {
+#define MESHTEST_OP_ENUM(e, name, lo, hi) e,
+  MESHTEST_OPS(MESHTEST_OP_ENUM)
+#undef MESHTEST_OP_ENUM
+};
+
+struct TensorType {
+  DType dtype = DType::F32;
+  Shape shape;
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const TensorType& o) const { return !(*this == o); }
+};
+std::string type_to_string(const TensorType& type);  // "f32[1,3,224,224]"
+
+std::string_view op_name(OpKind kind);
+std::optional<OpKind> find_op(std::string_view name);
+const std::vector<OpKind>& all_ops();
+int op_min_inputs(OpKind kind);
+int op_max_inputs(OpKind kind);  // -1: variadic
+bool is_unary_elementwise(OpKind kind);
+bool is_binary_elementwise(OpKind kind);
+
+// Result type of an op, or CompileError describing what is wrong (the caller
+// adds which op). Checks arity, dtypes, ranks, shapes and attributes.
+TensorType infer_type(OpKind kind, const std::vector<TensorType>& inputs, const Attrs& attrs);
+
+// numpy broadcasting of two shapes; throws CompileError when incompatible.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+// Normalizes a possibly negative axis for a tensor of `rank`; throws when out of range.
+int64_t normalize_axis(int64_t axis, int64_t rank);
+
+}  // namespace meshtest

@@ -1,0 +1,112 @@
+// Deterministic RNG and chunked (parallel, thread-count independent) fills.
+#include "core/rng.h"
+
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+
+namespace meshtest {
+
+namespace {
+
+constexpr int64_t kChunk = 1 << 16;
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+template <class Fill>
+void fill_chunked(int64_t n, uint64_t seed, Fill fill) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
+    Rng rng(mix_seed(seed, static_cast<uint64_t>(c)));
+    const int64_t end = std::min(n, (c + 1) * kChunk);
+    for (int64_t i = c * kChunk; i < end; ++i) fill(rng, i);
+  });
+}
+
+}  // namespace
+
+uint64_t hash_seed(std::string_view text, uint64_t base) {
+  uint64_t h = base;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+uint64_t mix_seed(uint64_t a, uint64_t b) {
+  uint64_t state = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+  return splitmix64(state);
+}
+
+Rng::Rng(uint64_t seed) {
+  uint64_t state = seed;
+  for (uint64_t& s : s_) s = splitmix64(state);
+}
+
+uint64_t Rng::next_u64() {
+  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+
+double Rng::normal() {
+  double u1 = uniform();
+  while (u1 <= 0.0) u1 = uniform();
+  const double u2 = uniform();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+int64_t Rng::uniform_int(int64_t low, int64_t high) {
+  const uint64_t span = static_cast<uint64_t>(high - low);
+  return low + static_cast<int64_t>(next_u64() % (span == 0 ? 1 : span));
+}
+
+Tensor random_normal(const Shape& shape, uint64_t seed, float mean, float stddev) {
+  Tensor t(DType::F32, shape);
+  float* p = t.data<float>();
+  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t i) {
+    p[i] = mean + stddev * static_cast<float>(rng.normal());
+  });
+  return t;
+}
+
+Tensor random_uniform(const Shape& shape, uint64_t seed, float low, float high) {
+  Tensor t(DType::F32, shape);
+  float* p = t.data<float>();
+  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t i) {
+    p[i] = low + (high - low) * static_cast<float>(rng.uniform());
+  });
+  return t;
+}
+
+Tensor random_int(const Shape& shape, uint64_t seed, int64_t low, int64_t high) {
+  Tensor t(DType::I64, shape);
+  int64_t* p = t.data<int64_t>();
+  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t i) { p[i] = rng.uniform_int(low, high); });
+  return t;
+}
+
+Tensor filled(const Shape& shape, float value) {
+  Tensor t(DType::F32, shape);
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = value;
+  return t;
+}
+
+}  // namespace meshtest

@@ -1,0 +1,149 @@
+// Host tensor storage, element access and dtype conversion.
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace meshtest {
+
+int64_t shape_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shape_to_string(const Shape& shape) {
+  std::ostringstream out;
+  out << '[';
+  for (size_t i = 0; i < shape.size(); ++i) out << (i ? "," : "") << shape[i];
+  out << ']';
+  return out.str();
+}
+
+std::vector<int64_t> shape_strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) {
+    strides[static_cast<size_t>(i)] = strides[static_cast<size_t>(i) + 1] * shape[static_cast<size_t>(i) + 1];
+  }
+  return strides;
+}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  for (int64_t d : shape_) {
+    if (d < 0) throw Error("negative dimension in shape " + shape_to_string(shape_));
+  }
+  const size_t bytes = nbytes();
+  const size_t rounded = ((bytes + 63) / 64) * 64;
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (p == nullptr) throw OutOfMemoryError("host allocation of " + std::to_string(bytes) + " bytes failed");
+  std::memset(p, 0, rounded == 0 ? 64 : rounded);
+  owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  data_ = p;
+}
+
+Tensor::Tensor(DType dtype, Shape shape, std::shared_ptr<void> owner, void* data)
+    : dtype_(dtype), shape_(std::move(shape)), owner_(std::move(owner)), data_(data) {}
+
+Tensor Tensor::from_f32(Shape shape, const std::vector<float>& values) {
+  Tensor t(DType::F32, std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.numel()) {
+    throw Error("from_f32: " + std::to_string(values.size()) + " values for shape " + shape_to_string(t.shape()));
+  }
+  std::memcpy(t.data_, values.data(), values.size() * sizeof(float));
+  return t;
+}
+
+Tensor Tensor::from_i64(Shape shape, const std::vector<int64_t>& values) {
+  Tensor t(DType::I64, std::move(shape));
+  if (static_cast<int64_t>(values.size()) != t.numel()) {
+    throw Error("from_i64: " + std::to_string(values.size()) + " values for shape " + shape_to_string(t.shape()));
+  }
+  std::memcpy(t.data_, values.data(), values.size() * sizeof(int64_t));
+  return t;
+}
+
+void Tensor::check_access(DType requested) const {
+  if (requested != dtype_) {
+    throw Error("tensor of dtype " + std::string(dtype_name(dtype_)) + " accessed as " +
+                std::string(dtype_name(requested)));
+  }
+}
+
+double Tensor::element_as_double(int64_t i) const {
+  switch (dtype_) {
+    case DType::F32: return static_cast<const float*>(data_)[i];
+    case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(data_)[i]);
+    case DType::I32: return static_cast<const int32_t*>(data_)[i];
+    case DType::I64: return static_cast<double>(static_cast<const int64_t*>(data_)[i]);
+    case DType::Bool: return static_cast<const uint8_t*>(data_)[i] ? 1.0 : 0.0;
+    case DType::BFP8_B: break;
+  }
+  throw Error("element_as_double: bfp8_b tensors must be converted first");
+}
+
+std::vector<float> Tensor::to_f32_vector() const {
+  const Tensor f = to(DType::F32);
+  const float* p = static_cast<const float*>(f.data_);
+  return std::vector<float>(p, p + f.numel());
+}
+
+Tensor Tensor::to(DType target) const {
+  if (target == dtype_) return *this;
+  const int64_t n = numel();
+  // Decode the source into f32 (or i64 for integer-to-integer casts).
+  Tensor out(target, shape_);
+  if (is_integer(dtype_) && is_integer(target)) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = static_cast<int64_t>(element_as_double(i));
+      switch (target) {
+        case DType::I32: static_cast<int32_t*>(out.data_)[i] = static_cast<int32_t>(v); break;
+        case DType::I64: static_cast<int64_t*>(out.data_)[i] = v; break;
+        default: static_cast<uint8_t*>(out.data_)[i] = v != 0; break;
+      }
+    }
+    return out;
+  }
+  std::vector<float> f(static_cast<size_t>(n));
+  if (dtype_ == DType::BFP8_B) {
+    decode_bfp8_b(static_cast<const uint8_t*>(data_), n, f.data());
+  } else {
+    for (int64_t i = 0; i < n; ++i) f[static_cast<size_t>(i)] = static_cast<float>(element_as_double(i));
+  }
+  switch (target) {
+    case DType::F32: std::memcpy(out.data_, f.data(), f.size() * sizeof(float)); break;
+    case DType::BF16:
+      for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(out.data_)[i] = f32_to_bf16(f[static_cast<size_t>(i)]);
+      break;
+    case DType::BFP8_B: encode_bfp8_b(f.data(), n, static_cast<uint8_t*>(out.data_)); break;
+    case DType::I32:
+      for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(out.data_)[i] = static_cast<int32_t>(f[static_cast<size_t>(i)]);
+      break;
+    case DType::I64:
+      for (int64_t i = 0; i < n; ++i) static_cast<int64_t*>(out.data_)[i] = static_cast<int64_t>(f[static_cast<size_t>(i)]);
+      break;
+    case DType::Bool:
+      for (int64_t i = 0; i < n; ++i) static_cast<uint8_t*>(out.data_)[i] = f[static_cast<size_t>(i)] != 0.0f;
+      break;
+  }
+  return out;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  if (shape_numel(shape) != numel()) {
+    throw Error("cannot reshape " + shape_to_string(shape_) + " to " + shape_to_string(shape));
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  Tensor t(dtype_, shape_);
+  if (nbytes() > 0) std::memcpy(t.data_, data_, nbytes());
+  return t;
+}
+
+}  // namespace meshtest

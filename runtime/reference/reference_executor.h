@@ -1,0 +1,23 @@
+// The CPU reference ("golden"): executes a graph in f32 with library-backed
+// GEMM/convolution (Eigen), parallel with oneTBB. Independent of the device
+// path: it shares no kernel code with runtime/device.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace meshtest::runtime {
+
+using NamedTensors = std::map<std::string, Tensor>;
+
+// Runs `graph` with `inputs` (one per graph input, by name; float inputs of
+// any float dtype are widened to f32). Weights are materialized as needed and
+// widened to f32. Returns the outputs in graph order (f32, or the integer
+// dtype of an integer output). Throws RuntimeError naming the op on failure.
+std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs);
+
+}  // namespace meshtest::runtime
