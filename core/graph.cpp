@@ -83,9 +83,6 @@ void verify_graph(const Graph& graph) {
   for (const Param& p : graph.params) {
     if (p.value < 0 || static_cast<size_t>(p.value) >= n) throw CompileError("param '" + p.name + "' has no value");
     if (defined[static_cast<size_t>(p.value)]) throw CompileError("param '" + p.name + "' redefines a value");
-    if (p.kind == ParamKind::Weight && !p.init && !p.data.defined()) {
-      throw CompileError("weight '" + p.name + "' has neither data nor an initializer");
-    }
     if (p.data.defined() && p.data.numel() > 0 && p.data.shape() != graph.type(p.value).shape) {
       throw CompileError("weight '" + p.name + "' data shape " + shape_to_string(p.data.shape()) +
                          " differs from declared " + type_to_string(graph.type(p.value)));

@@ -27,6 +27,30 @@ const OpRow& row(OpKind kind) { return kOps[static_cast<size_t>(kind)]; }
 
 [[noreturn]] void fail(const std::string& message) { throw CompileError(message); }
 
+// Shape arithmetic on untrusted sizes (e.g. from IR text): overflow is an error, not UB.
+int64_t checked_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) fail("shape arithmetic overflows int64");
+  return r;
+}
+int64_t checked_sub(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) fail("shape arithmetic overflows int64");
+  return r;
+}
+int64_t checked_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) fail("shape arithmetic overflows int64");
+  return r;
+}
+int64_t checked_numel(const Shape& shape) {
+  try {
+    return shape_numel(shape);
+  } catch (const Error& e) {
+    fail(e.what());
+  }
+}
+
 void require_rank(const TensorType& t, int64_t rank, const char* what) {
   if (static_cast<int64_t>(t.shape.size()) != rank) {
     fail(std::string(what) + " must have rank " + std::to_string(rank) + ", got " + type_to_string(t));
@@ -53,10 +77,20 @@ std::vector<int64_t> pair_attr(const Attrs& attrs, const std::string& name, int6
 
 int64_t pooled_extent(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation) {
   if (stride <= 0) fail("stride must be positive");
-  const int64_t effective = dilation * (kernel - 1) + 1;
-  const int64_t out = (in + 2 * pad - effective) / stride + 1;
+  const int64_t effective = checked_add(checked_mul(dilation, checked_sub(kernel, 1)), 1);
+  const int64_t out = checked_add(checked_sub(checked_add(in, checked_mul(2, pad)), effective) / stride, 1);
   if (out <= 0) fail("window larger than padded input (" + std::to_string(in) + ")");
   return out;
+}
+
+// The dtype named by a string attribute; an unknown name is a CompileError here
+// (parse_dtype throws ParseError, which callers of infer_type do not expect).
+DType dtype_attr(const std::string& text) {
+  try {
+    return parse_dtype(text);
+  } catch (const ParseError& e) {
+    fail(std::string("attribute 'dtype': ") + e.what());
+  }
 }
 
 TensorType infer_pool(const TensorType& x, const Attrs& attrs) {
@@ -64,7 +98,9 @@ TensorType infer_pool(const TensorType& x, const Attrs& attrs) {
   const auto kernel = pair_attr(attrs, "kernel", 1);
   const auto stride = pair_attr(attrs, "stride", 1);
   const auto pad = pair_attr(attrs, "padding", 0);
-  if (pad[0] * 2 > kernel[0] || pad[1] * 2 > kernel[1]) fail("padding must be at most half the kernel");
+  if (checked_mul(pad[0], 2) > kernel[0] || checked_mul(pad[1], 2) > kernel[1]) {
+    fail("padding must be at most half the kernel");
+  }
   return {x.dtype, {x.shape[0], x.shape[1], pooled_extent(x.shape[2], kernel[0], stride[0], pad[0], 1),
                     pooled_extent(x.shape[3], kernel[1], stride[1], pad[1], 1)}};
 }
@@ -92,8 +128,8 @@ TensorType infer_conv2d(const std::vector<TensorType>& in, const Attrs& attrs) {
     fail("groups=" + std::to_string(groups) + " must divide input channels " + std::to_string(x.shape[1]) +
          " and output channels " + std::to_string(w.shape[0]));
   }
-  if (w.shape[1] * groups != x.shape[1]) {
-    fail("conv2d weight " + type_to_string(w) + " expects " + std::to_string(w.shape[1] * groups) +
+  if (checked_mul(w.shape[1], groups) != x.shape[1]) {
+    fail("conv2d weight " + type_to_string(w) + " expects " + std::to_string(checked_mul(w.shape[1], groups)) +
          " input channels, input has " + std::to_string(x.shape[1]));
   }
   if (in.size() == 3 && in[2].shape != Shape{w.shape[0]}) fail("conv2d bias must have shape [" + std::to_string(w.shape[0]) + "]");
@@ -134,7 +170,7 @@ TensorType infer_slice(const TensorType& x, const Attrs& attrs) {
   };
   const int64_t start = clamp(attrs.get_int("start", 0));
   const int64_t end = clamp(attrs.get_int("end", dim));
-  const int64_t len = end > start ? (end - start + step - 1) / step : 0;
+  const int64_t len = end > start ? (end - start - 1) / step + 1 : 0;
   Shape out = x.shape;
   out[static_cast<size_t>(axis)] = len;
   return {x.dtype, out};
@@ -213,10 +249,15 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
     return {in[0].dtype, broadcast_shapes(in[0].shape, in[1].shape)};
   }
   switch (kind) {
-    case OpKind::Cast: return {parse_dtype(attrs.get_string("dtype")), in[0].shape};
-    case OpKind::Constant:
+    case OpKind::Cast: return {dtype_attr(attrs.get_string("dtype")), in[0].shape};
+    case OpKind::Constant: {
       attrs.get_float("value");
-      return {parse_dtype(attrs.get_string("dtype", "f32")), attrs.get_ints("shape", {})};
+      const auto shape = attrs.get_ints("shape", {});
+      for (int64_t d : shape) {
+        if (d < 0) fail("constant shape must not have negative dimensions, got " + shape_to_string(shape));
+      }
+      return {dtype_attr(attrs.get_string("dtype", "f32")), shape};
+    }
     case OpKind::Matmul:
       require_same_dtype(in, 0, 1);
       return infer_matmul(in[0], in[1]);
@@ -272,7 +313,7 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
       for (int64_t d : shape) {
         if (d < 0) fail("reshape target must be fully resolved, got " + shape_to_string(shape));
       }
-      if (shape_numel(shape) != shape_numel(in[0].shape)) {
+      if (checked_numel(shape) != checked_numel(in[0].shape)) {
         fail("cannot reshape " + type_to_string(in[0]) + " to " + shape_to_string(shape));
       }
       return {in[0].dtype, shape};
@@ -304,7 +345,8 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
             fail("concat operands differ outside axis " + std::to_string(axis));
           }
         }
-        out[static_cast<size_t>(axis)] += in[i].shape[static_cast<size_t>(axis)];
+        out[static_cast<size_t>(axis)] =
+            checked_add(out[static_cast<size_t>(axis)], in[i].shape[static_cast<size_t>(axis)]);
       }
       return {in[0].dtype, out};
     }

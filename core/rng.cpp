@@ -20,13 +20,14 @@ uint64_t splitmix64(uint64_t& state) {
 
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
+// Calls fill(rng, begin, end) for fixed chunks of [0, n), each with its own
+// generator seeded from (seed, chunk index): results never depend on threads.
 template <class Fill>
 void fill_chunked(int64_t n, uint64_t seed, Fill fill) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
     Rng rng(mix_seed(seed, static_cast<uint64_t>(c)));
-    const int64_t end = std::min(n, (c + 1) * kChunk);
-    for (int64_t i = c * kChunk; i < end; ++i) fill(rng, i);
+    fill(rng, c * kChunk, std::min(n, (c + 1) * kChunk));
   });
 }
 
@@ -80,8 +81,16 @@ int64_t Rng::uniform_int(int64_t low, int64_t high) {
 Tensor random_normal(const Shape& shape, uint64_t seed, float mean, float stddev) {
   Tensor t(DType::F32, shape);
   float* p = t.data<float>();
-  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t i) {
-    p[i] = mean + stddev * static_cast<float>(rng.normal());
+  // Box-Muller yields two independent normals per pair of uniforms; use both.
+  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; i += 2) {
+      double u1 = rng.uniform();
+      while (u1 <= 0.0) u1 = rng.uniform();
+      const double radius = std::sqrt(-2.0 * std::log(u1));
+      const double angle = 2.0 * M_PI * rng.uniform();
+      p[i] = mean + stddev * static_cast<float>(radius * std::cos(angle));
+      if (i + 1 < end) p[i + 1] = mean + stddev * static_cast<float>(radius * std::sin(angle));
+    }
   });
   return t;
 }
@@ -89,8 +98,8 @@ Tensor random_normal(const Shape& shape, uint64_t seed, float mean, float stddev
 Tensor random_uniform(const Shape& shape, uint64_t seed, float low, float high) {
   Tensor t(DType::F32, shape);
   float* p = t.data<float>();
-  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t i) {
-    p[i] = low + (high - low) * static_cast<float>(rng.uniform());
+  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) p[i] = low + (high - low) * static_cast<float>(rng.uniform());
   });
   return t;
 }
@@ -98,7 +107,9 @@ Tensor random_uniform(const Shape& shape, uint64_t seed, float low, float high) 
 Tensor random_int(const Shape& shape, uint64_t seed, int64_t low, int64_t high) {
   Tensor t(DType::I64, shape);
   int64_t* p = t.data<int64_t>();
-  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t i) { p[i] = rng.uniform_int(low, high); });
+  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) p[i] = rng.uniform_int(low, high);
+  });
   return t;
 }
 

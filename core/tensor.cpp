@@ -10,8 +10,15 @@
 namespace meshtest {
 
 int64_t shape_numel(const Shape& shape) {
+  for (int64_t d : shape) {
+    if (d == 0) return 0;
+  }
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(n, d, &n)) {
+      throw Error("element count of " + shape_to_string(shape) + " overflows int64");
+    }
+  }
   return n;
 }
 

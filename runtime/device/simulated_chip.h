@@ -1,7 +1,26 @@
 // One simulated accelerator chip: executes a DeviceProgram with bf16
 // activations and f32 accumulation, tracking DRAM use against its capacity.
+//
+// Numerics: float activations are stored as bf16; matmul/linear/conv2d take
+// bf16 operands (bfp8_b weights are decoded to their exact bf16 values),
+// accumulate in f32 (oneDNN) and round the result to bf16; every other kernel
+// reads bf16, computes in f32 and writes bf16. Kernels share no code with the
+// CPU reference (runtime/reference).
+//
+// Memory: weights are resident for the whole execution, inputs and
+// activations are allocated when uploaded / produced and released per each
+// instruction's `release` list; outputs and weights are freed after download.
+// ExecutionStats::dram_bytes_at_end is what was still allocated after that
+// (a leak in the program's release lists); it must be 0.
+//
+// Test-only hook: when the environment variable MESHTEST_TEST_PERTURB_DEVICE_OP
+// names an op (its IR text name, e.g. "conv2d"), every float result of that op
+// is replaced by x + rms(result) * N(0,1), the normal samples drawn from
+// meshtest::Rng(mix_seed(kPerturbSeed, instruction index)) in element order.
+// Deterministic; used to prove the device and golden paths are independent.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +30,9 @@
 #include "runtime/device/chip_spec.h"
 
 namespace meshtest::runtime {
+
+// Seed of the MESHTEST_TEST_PERTURB_DEVICE_OP noise (see above).
+constexpr uint64_t kPerturbSeed = 0x6d65736874657374ull;  // "meshtest"
 
 struct ExecutionStats {
   int64_t peak_dram_bytes = 0;   // highest tile-padded bytes live at once

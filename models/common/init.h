@@ -1,0 +1,49 @@
+// Deterministic weight initialisation for the native model zoo: how a
+// parameter's seed is derived from its name, and the initializers the layer
+// helpers use (PyTorch / Hugging Face conventions).
+//
+// Seeds
+//   param_seed(variant, name) = hash_seed(variant + "/" + name), e.g.
+//   hash_seed("resnet50/layer1.0.conv1.weight"). A parameter keeps its values
+//   when other parameters are added or removed (num_layers cuts a model down
+//   without changing the layers that stay), and two variants never share
+//   weights by accident.
+//   input_seed(variant, input) = hash_seed(variant + "/inputs/" + input), for
+//   the sample inputs a loader returns from load_inputs().
+//
+// Initializers (the returned Initializer has seed 0: LayerContext::weight sets
+// the seed from the parameter name)
+//   kaiming_normal(fan)      normal(0, sqrt(2 / fan)): He init with ReLU gain,
+//                            fan = fan_in or fan_out (torch.nn.init.kaiming_normal_)
+//   torch_linear_default(in) uniform(-1/sqrt(in), 1/sqrt(in)): what nn.Linear
+//                            does by default for weight and bias
+//                            (kaiming_uniform_ with a = sqrt(5))
+//   normal(mean, std), uniform(low, high), zeros(), ones()
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace meshtest::models {
+
+uint64_t param_seed(std::string_view variant, std::string_view param_name);
+uint64_t input_seed(std::string_view variant, std::string_view input_name);
+
+// fan_in / fan_out of a weight in PyTorch layout: linear [out, in],
+// conv [out, in/groups, kh, kw] (receptive field = kh * kw).
+int64_t fan_in(const Shape& weight_shape);
+int64_t fan_out(const Shape& weight_shape);
+
+namespace init {
+Initializer normal(double mean, double stddev);
+Initializer uniform(double low, double high);
+Initializer zeros();
+Initializer ones();
+Initializer kaiming_normal(int64_t fan);
+Initializer torch_linear_default(int64_t in_features);
+}  // namespace init
+
+}  // namespace meshtest::models

@@ -1,0 +1,13 @@
+// Layer norm over the last dim with PyTorch/HF names <prefix>.weight (gamma,
+// initialised to 1) and <prefix>.bias (beta, initialised to 0).
+#pragma once
+
+#include <string>
+
+#include "models/common/layer_context.h"
+
+namespace meshtest::models {
+
+ValueId layer_norm(LayerContext& ctx, const std::string& prefix, ValueId x, double eps);
+
+}  // namespace meshtest::models

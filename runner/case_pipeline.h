@@ -1,0 +1,39 @@
+// The per-case pipeline: load model + inputs -> CPU golden -> compile ->
+// execute on the simulated chip -> compare, each step a named phase. The
+// phase a failure happens in decides the bring-up status (DESIGN.md §1):
+//   load_model, load_inputs, golden   -> FAILED_FE_COMPILATION
+//   compile                           -> FAILED_TTMLIR_COMPILATION
+//   execute                           -> FAILED_RUNTIME
+//   compare                           -> INCORRECT_RESULT
+// A golden (CPU reference) failure is a model/front-end problem, so it
+// counts as FAILED_FE_COMPILATION.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "reports/case_result.h"
+#include "runner/test_case.h"
+#include "runtime/device/chip_spec.h"
+
+namespace meshtest::runner {
+
+struct PipelineOptions {
+  runtime::ChipSpec chip;
+  int optimization_level = 0;
+  bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
+  bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
+};
+
+enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };
+std::string_view phase_name(Phase phase);
+
+// Runs one case in this process and returns its complete record. Never
+// throws for model failures: they become the record's outcome.
+reports::CaseResult run_case(const TestCase& test_case, const PipelineOptions& options);
+
+// The record's identity fields (id, model info, markers, expectation) filled
+// from the case, before anything runs.
+reports::CaseResult describe_case(const TestCase& test_case, const PipelineOptions& options);
+
+}  // namespace meshtest::runner

@@ -1,0 +1,73 @@
+// Per-case lines and the run summary.
+#include "runner/console_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+
+namespace meshtest::runner {
+
+using reports::CaseResult;
+using reports::Outcome;
+
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+bool is_unexpected(const CaseResult& r) {
+  if (r.outcome == Outcome::Error || r.outcome == Outcome::Xpassed) return true;
+  return r.outcome == Outcome::Failed && r.status == "EXPECTED_PASSING";
+}
+
+void print_case_line(std::ostream& out, const CaseResult& r) {
+  char pcc[32] = "     -";
+  if (std::isfinite(r.pcc)) std::snprintf(pcc, sizeof pcc, "%.6f", r.pcc);
+  char line[64];
+  std::snprintf(line, sizeof line, "%-8s pcc=%-9s %7.2fs  ", upper(reports::outcome_name(r.outcome)).c_str(), pcc,
+                r.wall_seconds);
+  out << line << r.test_id << "\n";
+  if (r.outcome == Outcome::Skipped || r.outcome == Outcome::Xfailed) {
+    if (!r.reason.empty()) out << "         reason: " << r.reason << "\n";
+  }
+  if (r.outcome == Outcome::Failed || r.outcome == Outcome::Error || r.outcome == Outcome::Xfailed) {
+    out << "         " << r.bringup_status << " in phase " << r.phase;
+    if (r.failure_kind != reports::FailureKind::None) out << " (" << reports::failure_kind_name(r.failure_kind) << ")";
+    out << ": " << r.error_message << "\n";
+  }
+  out.flush();
+}
+
+void print_summary(std::ostream& out, const std::vector<CaseResult>& results, double seconds) {
+  std::map<Outcome, int> counts;
+  int unexpected = 0;
+  for (const CaseResult& r : results) {
+    ++counts[r.outcome];
+    unexpected += is_unexpected(r);
+  }
+  std::string parts;
+  for (Outcome o : {Outcome::Passed, Outcome::Failed, Outcome::Error, Outcome::Skipped, Outcome::Xfailed,
+                    Outcome::Xpassed}) {
+    if (counts[o] == 0) continue;
+    if (!parts.empty()) parts += ", ";
+    parts += std::to_string(counts[o]) + " " + std::string(reports::outcome_name(o));
+  }
+  if (parts.empty()) parts = "no tests ran";
+  char time[32];
+  std::snprintf(time, sizeof time, "%.2fs", seconds);
+  out << "== " << parts << " in " << time << " ==\n";
+  if (unexpected > 0) {
+    out << unexpected << " unexpected result(s):\n";
+    for (const CaseResult& r : results) {
+      if (is_unexpected(r)) out << "  " << upper(reports::outcome_name(r.outcome)) << " " << r.test_id << "\n";
+    }
+  }
+}
+
+}  // namespace meshtest::runner

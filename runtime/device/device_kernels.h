@@ -1,0 +1,82 @@
+// Device kernels of the simulated chip (private to runtime/device/).
+// Float tensors are bf16 (uint16_t storage); math happens in f32 and every
+// result is rounded once to bf16. Integer tensors (ids, shapes) keep their
+// dtype. Outputs are preallocated by the chip with the output buffer's type.
+// This code shares nothing with runtime/reference on purpose: a device bug
+// must show up as a PCC drop against the CPU reference.
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/ops.h"
+#include "core/tensor.h"
+
+namespace meshtest::runtime::device_kernels {
+
+// bf16 <-> f32 exactly as core/dtype.h defines it (round to nearest even,
+// quiet NaN), inlined for the inner loops.
+inline float load_bf16(uint16_t bits) {
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof value);
+  return value;
+}
+
+inline uint16_t store_bf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+// Runs fn(begin, end) over [0, n) in chunks of at least `grain` on oneTBB.
+template <class Fn>
+void parallel_ranges(int64_t n, int64_t grain, const Fn& fn) {
+  if (n <= 0) return;
+  if (n <= grain) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                    [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); });
+}
+
+// Throws RuntimeError unless `t` is bf16 (what every float kernel expects).
+void require_bf16(const Tensor& t, const char* what);
+
+// ---- device_kernels_elementwise.cpp ----
+void unary(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out);
+void binary(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out);
+void cast(const Tensor& x, Tensor& out);
+void constant(const Attrs& attrs, Tensor& out);
+
+// ---- device_kernels_dnnl.cpp (oneDNN, bf16 operands, f32 accumulation) ----
+void matmul(const Tensor& a, const Tensor& b, Tensor& out);
+void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out);
+void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs, Tensor& out);
+// max_pool2d, avg_pool2d, global_avg_pool2d.
+void pool2d(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out);
+
+// ---- device_kernels_nn.cpp ----
+void batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& mean, const Tensor& var,
+                const Attrs& attrs, Tensor& out);
+void layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Attrs& attrs, Tensor& out);
+void softmax(const Tensor& x, const Attrs& attrs, Tensor& out);
+// reduce_sum, reduce_mean, reduce_max.
+void reduce(OpKind kind, const Tensor& x, const Attrs& attrs, Tensor& out);
+
+// ---- device_kernels_shape.cpp (any element type) ----
+void copy_reshape(const Tensor& x, Tensor& out);
+void transpose(const Tensor& x, const Attrs& attrs, Tensor& out);
+void concat(const std::vector<const Tensor*>& xs, const Attrs& attrs, Tensor& out);
+void slice(const Tensor& x, const Attrs& attrs, Tensor& out);
+void embedding(const Tensor& ids, const Tensor& table, Tensor& out);
+
+}  // namespace meshtest::runtime::device_kernels

@@ -1,0 +1,250 @@
+// SimulatedChip: DRAM accounting, host <-> device transfers, and dispatch of
+// each device instruction to its kernel (device_kernels*.cpp).
+#include "runtime/device/simulated_chip.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "runtime/device/device_kernels.h"
+
+namespace meshtest::runtime {
+
+namespace k = device_kernels;
+
+namespace {
+
+constexpr int64_t kConvertGrain = 1 << 16;
+
+// Host tensor -> device dtype (f32 -> bf16 in parallel; anything else via Tensor::to).
+Tensor to_device(const Tensor& host, DType dtype) {
+  if (host.dtype() != DType::F32 || dtype != DType::BF16) return host.to(dtype);
+  Tensor out(DType::BF16, host.shape());
+  const float* in = host.data<float>();
+  uint16_t* o = out.data<uint16_t>();
+  k::parallel_ranges(host.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) o[i] = k::store_bf16(in[i]);
+  });
+  return out;
+}
+
+// Device tensor -> host: floats as f32, integers unchanged.
+Tensor to_host(const Tensor& device) {
+  if (device.dtype() == DType::BFP8_B) return device.to(DType::F32);
+  if (device.dtype() != DType::BF16) return device;
+  Tensor out(DType::F32, device.shape());
+  const uint16_t* in = device.data<uint16_t>();
+  float* o = out.data<float>();
+  k::parallel_ranges(device.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) o[i] = k::load_bf16(in[i]);
+  });
+  return out;
+}
+
+// bfp8_b weight -> bf16 tensor holding exactly the decoded values.
+Tensor decode_block_format(const Tensor& t) {
+  Tensor out(DType::BF16, t.shape());
+  const auto* src = static_cast<const uint8_t*>(t.raw_data());
+  uint16_t* o = out.data<uint16_t>();
+  const int64_t n = t.numel();
+  constexpr int64_t kChunk = int64_t{kBfp8BlockSize} * 1024;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  k::parallel_ranges(chunks, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> values(static_cast<size_t>(kChunk));
+    for (int64_t c = begin; c < end; ++c) {
+      const int64_t first = c * kChunk;
+      const int64_t count = std::min(kChunk, n - first);
+      decode_bfp8_b(src + (first / kBfp8BlockSize) * static_cast<int64_t>(kBfp8BlockBytes), count, values.data());
+      for (int64_t i = 0; i < count; ++i) o[first + i] = k::store_bf16(values[static_cast<size_t>(i)]);
+    }
+  });
+  return out;
+}
+
+void dispatch(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out) {
+  const OpKind kind = instr.kind;
+  const Attrs& attrs = instr.attrs;
+  if (is_unary_elementwise(kind)) return k::unary(kind, attrs, *in[0], out);
+  if (is_binary_elementwise(kind)) return k::binary(kind, *in[0], *in[1], out);
+  const Tensor* third = in.size() > 2 ? in[2] : nullptr;
+  switch (kind) {
+    case OpKind::Cast: return k::cast(*in[0], out);
+    case OpKind::Constant: return k::constant(attrs, out);
+    case OpKind::Matmul: return k::matmul(*in[0], *in[1], out);
+    case OpKind::Linear: return k::linear(*in[0], *in[1], third, out);
+    case OpKind::Conv2d: return k::conv2d(*in[0], *in[1], third, attrs, out);
+    case OpKind::MaxPool2d:
+    case OpKind::AvgPool2d:
+    case OpKind::GlobalAvgPool2d: return k::pool2d(kind, attrs, *in[0], out);
+    case OpKind::BatchNorm: return k::batch_norm(*in[0], *in[1], *in[2], *in[3], *in[4], attrs, out);
+    case OpKind::LayerNorm: return k::layer_norm(*in[0], *in[1], *in[2], attrs, out);
+    case OpKind::Softmax: return k::softmax(*in[0], attrs, out);
+    case OpKind::Embedding: return k::embedding(*in[0], *in[1], out);
+    case OpKind::Reshape: return k::copy_reshape(*in[0], out);
+    case OpKind::Transpose: return k::transpose(*in[0], attrs, out);
+    case OpKind::Concat: return k::concat(in, attrs, out);
+    case OpKind::Slice: return k::slice(*in[0], attrs, out);
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax: return k::reduce(kind, *in[0], attrs, out);
+    default: break;
+  }
+  throw RuntimeError("no device kernel for op '" + std::string(op_name(kind)) + "'");
+}
+
+// Test hook (see simulated_chip.h): x + rms(x) * N(0,1), deterministic.
+void perturb(Tensor& out, size_t instr_index) {
+  if (out.dtype() != DType::BF16 || out.numel() == 0) return;
+  uint16_t* p = out.data<uint16_t>();
+  const int64_t n = out.numel();
+  double sum_sq = 0.0;
+  for (int64_t i = 0; i < n; ++i) sum_sq += static_cast<double>(k::load_bf16(p[i])) * k::load_bf16(p[i]);
+  const double rms = std::sqrt(sum_sq / static_cast<double>(n));
+  Rng rng(mix_seed(kPerturbSeed, instr_index));
+  for (int64_t i = 0; i < n; ++i) p[i] = k::store_bf16(static_cast<float>(k::load_bf16(p[i]) + rms * rng.normal()));
+}
+
+// DRAM of one chip: tile-padded bytes per live buffer against the capacity.
+class Dram {
+ public:
+  Dram(const DeviceProgram& program, int64_t capacity, std::string chip, ExecutionStats& stats)
+      : program_(program), capacity_(capacity), chip_(std::move(chip)), stats_(stats),
+        tensors_(program.buffers.size()), live_(program.buffers.size(), false) {}
+
+  void allocate(int32_t id, const std::string& doing, Tensor data) {
+    const int64_t bytes = program_.buffers[static_cast<size_t>(id)].device_bytes;
+    if (live_[static_cast<size_t>(id)]) throw RuntimeError(chip_ + ": buffer #" + std::to_string(id) + " written twice");
+    if (used_ + bytes > capacity_) {
+      throw OutOfMemoryError(chip_ + ": out of DRAM " + doing + ": need " + std::to_string(bytes) + " bytes, " +
+                             std::to_string(used_) + " of " + std::to_string(capacity_) + " in use");
+    }
+    used_ += bytes;
+    stats_.peak_dram_bytes = std::max(stats_.peak_dram_bytes, used_);
+    live_[static_cast<size_t>(id)] = true;
+    tensors_[static_cast<size_t>(id)] = std::move(data);
+  }
+
+  void release(int32_t id) {
+    if (!live_[static_cast<size_t>(id)]) return;
+    live_[static_cast<size_t>(id)] = false;
+    used_ -= program_.buffers[static_cast<size_t>(id)].device_bytes;
+    tensors_[static_cast<size_t>(id)] = Tensor();
+    decoded_.erase(id);
+  }
+
+  bool live(int32_t id) const { return live_[static_cast<size_t>(id)]; }
+  Tensor& tensor(int32_t id) { return tensors_[static_cast<size_t>(id)]; }
+  int64_t used() const { return used_; }
+
+  // The buffer as a kernel operand: bfp8_b weights decoded to bf16 (once).
+  const Tensor& operand(int32_t id) {
+    const Tensor& t = tensors_[static_cast<size_t>(id)];
+    if (t.dtype() != DType::BFP8_B) return t;
+    auto it = decoded_.find(id);
+    if (it == decoded_.end()) it = decoded_.emplace(id, decode_block_format(t)).first;
+    return it->second;
+  }
+
+ private:
+  const DeviceProgram& program_;
+  int64_t capacity_;
+  std::string chip_;
+  ExecutionStats& stats_;
+  std::vector<Tensor> tensors_;
+  std::vector<bool> live_;
+  std::map<int32_t, Tensor> decoded_;
+  int64_t used_ = 0;
+};
+
+void check_program(const DeviceProgram& program, const std::string& chip) {
+  const auto n = static_cast<int32_t>(program.buffers.size());
+  auto valid = [n](int32_t id) { return id >= 0 && id < n; };
+  for (int32_t i = 0; i < n; ++i) {
+    if (program.buffers[static_cast<size_t>(i)].id != i) throw RuntimeError(chip + ": buffer ids are not 0..n-1");
+  }
+  for (const DeviceInstr& instr : program.instrs) {
+    bool ok = valid(instr.output);
+    for (int32_t b : instr.inputs) ok = ok && valid(b);
+    for (int32_t b : instr.release) ok = ok && valid(b);
+    if (!ok) throw RuntimeError(chip + ", " + instr.origin + ": refers to a buffer the program does not have");
+  }
+  for (const auto& [name, b] : program.outputs) {
+    if (!valid(b)) throw RuntimeError(chip + ": output '" + name + "' refers to a buffer the program does not have");
+  }
+}
+
+}  // namespace
+
+SimulatedChip::SimulatedChip(ChipSpec spec, int chip_id) : spec_(std::move(spec)), chip_id_(chip_id) {}
+
+std::vector<Tensor> SimulatedChip::execute(const DeviceProgram& program, const std::map<std::string, Tensor>& inputs) {
+  stats_ = ExecutionStats{};
+  const std::string chip = "chip " + std::to_string(chip_id_);
+  check_program(program, chip);
+  Dram dram(program, spec_.dram_bytes, chip, stats_);
+
+  for (const DeviceBuffer& b : program.buffers) {
+    if (b.kind != BufferKind::Weight) continue;
+    const auto it = program.weights.find(b.id);
+    if (it == program.weights.end()) throw RuntimeError(chip + ": program has no data for weight '" + b.name + "'");
+    if (it->second.dtype() != b.type.dtype || it->second.shape() != b.type.shape) {
+      throw RuntimeError(chip + ": weight '" + b.name + "' data is " +
+                         type_to_string({it->second.dtype(), it->second.shape()}) + ", buffer is " +
+                         type_to_string(b.type));
+    }
+    dram.allocate(b.id, "uploading weight '" + b.name + "'", it->second);
+  }
+  for (const DeviceBuffer& b : program.buffers) {
+    if (b.kind != BufferKind::Input) continue;
+    const auto it = inputs.find(b.name);
+    if (it == inputs.end()) throw RuntimeError(chip + ": missing input '" + b.name + "'");
+    if (it->second.shape() != b.type.shape) {
+      throw RuntimeError(chip + ": input '" + b.name + "' has shape " + shape_to_string(it->second.shape()) +
+                         ", the program expects " + type_to_string(b.type));
+    }
+    dram.allocate(b.id, "uploading input '" + b.name + "'", to_device(it->second, b.type.dtype));
+  }
+
+  const char* perturb_env = std::getenv("MESHTEST_TEST_PERTURB_DEVICE_OP");
+  const std::string perturb_op = perturb_env ? perturb_env : "";
+  std::vector<const Tensor*> operands;
+  for (size_t i = 0; i < program.instrs.size(); ++i) {
+    const DeviceInstr& instr = program.instrs[i];
+    const DeviceBuffer& out = program.buffers[static_cast<size_t>(instr.output)];
+    dram.allocate(out.id, "executing " + instr.origin, Tensor(out.type.dtype, out.type.shape));
+    operands.clear();
+    for (int32_t b : instr.inputs) {
+      if (!dram.live(b)) {
+        throw RuntimeError(chip + ", " + instr.origin + ": operand buffer #" + std::to_string(b) +
+                           " is not on the device (released too early or never written)");
+      }
+      operands.push_back(&dram.operand(b));
+    }
+    try {
+      dispatch(instr, operands, dram.tensor(out.id));
+    } catch (const std::exception& e) {
+      throw RuntimeError(chip + ", " + instr.origin + ": " + e.what());
+    }
+    if (!perturb_op.empty() && op_name(instr.kind) == perturb_op) perturb(dram.tensor(out.id), i);
+    ++stats_.ops_executed;
+    for (int32_t b : instr.release) dram.release(b);
+  }
+
+  std::vector<Tensor> results;
+  results.reserve(program.outputs.size());
+  for (const auto& [name, b] : program.outputs) {
+    if (!dram.live(b)) throw RuntimeError(chip + ": output '" + name + "' was released before the end");
+    results.push_back(to_host(dram.tensor(b)));
+  }
+  for (const auto& [name, b] : program.outputs) dram.release(b);
+  for (const DeviceBuffer& b : program.buffers) {
+    if (b.kind == BufferKind::Weight) dram.release(b.id);
+  }
+  stats_.dram_bytes_at_end = dram.used();
+  return results;
+}
+
+}  // namespace meshtest::runtime

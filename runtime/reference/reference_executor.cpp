@@ -1,0 +1,212 @@
+// The CPU reference executor: binds inputs, materializes weights on first use
+// (widened to f32), runs ops in graph order through the reference kernels,
+// frees every intermediate after its last use, and wraps any failure as
+// RuntimeError("op #N name: ...").
+#include "runtime/reference/reference_executor.h"
+
+#include <limits>
+#include <new>
+
+#include "core/error.h"
+#include "runtime/reference/reference_kernels.h"
+
+namespace meshtest::runtime {
+
+namespace {
+
+namespace ref = reference;
+
+// The dtype the reference holds a value in: f32 for every floating dtype.
+DType held_dtype(DType declared) { return is_floating(declared) ? DType::F32 : declared; }
+
+// Converts a tensor to the way the reference holds a value of `declared` dtype.
+Tensor widen(const Tensor& t, DType declared) { return t.to(held_dtype(declared)); }
+
+Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
+  if (is_unary_elementwise(op.kind)) return ref::unary(op.kind, in[0], op.attrs);
+  if (is_binary_elementwise(op.kind)) return ref::binary(op.kind, in[0], in[1]);
+  const Tensor* third = in.size() > 2 ? &in[2] : nullptr;
+  switch (op.kind) {
+    case OpKind::Cast:
+      return ref::cast(in[0], parse_dtype(op.attrs.get_string("dtype")));
+    case OpKind::Constant:
+      return ref::constant(op.attrs);
+    case OpKind::Matmul:
+      return ref::matmul(in[0], in[1]);
+    case OpKind::Linear:
+      return ref::linear(in[0], in[1], third);
+    case OpKind::Conv2d:
+      return ref::conv2d(in[0], in[1], third, op.attrs);
+    case OpKind::MaxPool2d:
+      return ref::max_pool2d(in[0], op.attrs);
+    case OpKind::AvgPool2d:
+      return ref::avg_pool2d(in[0], op.attrs);
+    case OpKind::GlobalAvgPool2d:
+      return ref::global_avg_pool2d(in[0]);
+    case OpKind::BatchNorm:
+      return ref::batch_norm(in[0], in[1], in[2], in[3], in[4], op.attrs);
+    case OpKind::LayerNorm:
+      return ref::layer_norm(in[0], in[1], in[2], op.attrs);
+    case OpKind::Softmax:
+      return ref::softmax(in[0], op.attrs);
+    case OpKind::Embedding:
+      return ref::embedding(in[0], in[1]);
+    case OpKind::Reshape:
+      return ref::reshape(in[0], op.attrs);
+    case OpKind::Transpose:
+      return ref::transpose(in[0], op.attrs);
+    case OpKind::Concat:
+      return ref::concat(in, op.attrs);
+    case OpKind::Slice:
+      return ref::slice(in[0], op.attrs);
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax:
+      return ref::reduce(op.kind, in[0], op.attrs);
+    default:
+      break;
+  }
+  throw RuntimeError("the reference has no kernel for this op");
+}
+
+class ReferenceRun {
+ public:
+  ReferenceRun(const Graph& graph, const NamedTensors& inputs)
+      : graph_(graph),
+        env_(graph.values.size()),
+        present_(graph.values.size(), false),
+        param_of_value_(graph.values.size(), -1),
+        last_use_(graph.values.size(), -1) {
+    for (size_t p = 0; p < graph.params.size(); ++p) {
+      const ValueId v = graph.params[p].value;
+      if (v >= 0 && static_cast<size_t>(v) < graph.values.size())
+        param_of_value_[static_cast<size_t>(v)] = static_cast<int64_t>(p);
+    }
+    // Last use of every value, computed once; graph outputs live to the end.
+    for (size_t i = 0; i < graph.ops.size(); ++i) {
+      for (ValueId v : graph.ops[i].inputs) {
+        if (valid(v)) last_use_[static_cast<size_t>(v)] = static_cast<int64_t>(i);
+      }
+    }
+    for (const GraphOutput& o : graph.outputs) {
+      if (valid(o.value)) last_use_[static_cast<size_t>(o.value)] = std::numeric_limits<int64_t>::max();
+    }
+    bind_inputs(inputs);
+  }
+
+  std::vector<Tensor> run() {
+    for (size_t i = 0; i < graph_.ops.size(); ++i) run_op(i);
+    std::vector<Tensor> outputs;
+    outputs.reserve(graph_.outputs.size());
+    for (const GraphOutput& o : graph_.outputs) {
+      try {
+        outputs.push_back(fetch(o.value));
+      } catch (const std::exception& e) {
+        throw RuntimeError("output '" + o.name + "': " + e.what());
+      }
+    }
+    return outputs;
+  }
+
+ private:
+  bool valid(ValueId v) const { return v >= 0 && static_cast<size_t>(v) < graph_.values.size(); }
+
+  void bind_inputs(const NamedTensors& inputs) {
+    for (const Param* p : graph_.inputs()) {
+      const TensorType& declared = graph_.type(p->value);
+      const auto it = inputs.find(p->name);
+      if (it == inputs.end()) throw RuntimeError("missing input '" + p->name + "' (" + type_to_string(declared) + ")");
+      const Tensor& given = it->second;
+      if (given.shape() != declared.shape) {
+        throw RuntimeError("input '" + p->name + "' has shape " + shape_to_string(given.shape()) + ", expected " +
+                           shape_to_string(declared.shape));
+      }
+      if (is_floating(given.dtype()) != is_floating(declared.dtype)) {
+        throw RuntimeError("input '" + p->name + "' has dtype " + std::string(dtype_name(given.dtype())) +
+                           ", expected " + std::string(dtype_name(declared.dtype)));
+      }
+      store(p->value, widen(given, declared.dtype));
+    }
+  }
+
+  void store(ValueId v, Tensor t) {
+    env_[static_cast<size_t>(v)] = std::move(t);
+    present_[static_cast<size_t>(v)] = true;
+  }
+
+  // The tensor of value `v`; weights are materialized and widened on first use.
+  const Tensor& fetch(ValueId v) {
+    if (!valid(v)) throw RuntimeError("operand %" + std::to_string(v) + " is not a value of the graph");
+    const size_t i = static_cast<size_t>(v);
+    if (!present_[i]) {
+      const int64_t p = param_of_value_[i];
+      if (p < 0 || graph_.params[static_cast<size_t>(p)].kind != ParamKind::Weight) {
+        throw RuntimeError("operand %" + std::to_string(v) + " is not defined before use");
+      }
+      const Param& param = graph_.params[static_cast<size_t>(p)];
+      const TensorType& declared = graph_.type(v);
+      store(v, widen(materialize(param, declared), declared.dtype));
+    }
+    return env_[i];
+  }
+
+  void release(ValueId v) {
+    env_[static_cast<size_t>(v)] = Tensor();
+    present_[static_cast<size_t>(v)] = false;
+  }
+
+  void run_op(size_t index) {
+    const Op& op = graph_.ops[index];
+    const std::string where = describe_op(graph_, index);
+    try {
+      std::vector<Tensor> in;
+      std::vector<TensorType> types;
+      in.reserve(op.inputs.size());
+      for (ValueId v : op.inputs) {
+        in.push_back(fetch(v));
+        types.push_back({in.back().dtype(), in.back().shape()});
+      }
+      // Re-check the op against the tensors actually held, so a malformed
+      // graph fails here instead of inside a kernel.
+      const TensorType expected = infer_type(op.kind, types, op.attrs);
+      if (!valid(op.output)) throw RuntimeError("result value is not a value of the graph");
+      const TensorType& declared = graph_.type(op.output);
+      if (expected.shape != declared.shape) {
+        throw RuntimeError("operands give result " + type_to_string(expected) + " but the graph declares " +
+                           type_to_string(declared));
+      }
+      Tensor result = dispatch(op, in);
+      if (result.shape() != declared.shape || result.dtype() != held_dtype(declared.dtype)) {
+        throw RuntimeError("kernel produced " + std::string(dtype_name(result.dtype())) +
+                           shape_to_string(result.shape()) + " for declared " + type_to_string(declared));
+      }
+      in.clear();
+      store(op.output, std::move(result));
+    } catch (const OutOfMemoryError& e) {
+      throw OutOfMemoryError(where + ": " + e.what());
+    } catch (const std::bad_alloc&) {
+      throw OutOfMemoryError(where + ": host allocation failed");
+    } catch (const std::exception& e) {
+      throw RuntimeError(where + ": " + e.what());
+    }
+    // Free what this op was the last to read, and results nobody reads.
+    for (ValueId v : op.inputs) {
+      if (last_use_[static_cast<size_t>(v)] == static_cast<int64_t>(index)) release(v);
+    }
+    if (last_use_[static_cast<size_t>(op.output)] < 0) release(op.output);
+  }
+
+  const Graph& graph_;
+  std::vector<Tensor> env_;
+  std::vector<bool> present_;
+  std::vector<int64_t> param_of_value_;
+  std::vector<int64_t> last_use_;  // op index of the last read; -1: never read; max: graph output
+};
+
+}  // namespace
+
+std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs) {
+  return ReferenceRun(graph, inputs).run();
+}
+
+}  // namespace meshtest::runtime

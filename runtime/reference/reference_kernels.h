@@ -1,0 +1,79 @@
+// Private to runtime/reference: the f32 kernels the reference executor
+// dispatches to, and the small helpers they share. Kernels receive operands
+// already widened (floating tensors are f32, integer tensors keep their dtype)
+// and throw RuntimeError without the op prefix; the executor adds "op #N name".
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/ops.h"
+#include "core/tensor.h"
+
+namespace meshtest::runtime::reference {
+
+// ---- elementwise (reference_elementwise.cpp) ----
+Tensor unary(OpKind kind, const Tensor& x, const Attrs& attrs);
+Tensor binary(OpKind kind, const Tensor& a, const Tensor& b);
+// A floating target gives f32 (the reference never rounds to bf16/bfp8_b).
+Tensor cast(const Tensor& x, DType target);
+Tensor constant(const Attrs& attrs);
+
+// ---- GEMM, matmul, linear, convolution (reference_linalg.cpp) ----
+// C[M,N] = A[M,K] * B, B given as [K,N] (or as [N,K] when b_transposed); all
+// row-major with leading dimensions lda/ldb/ldc. Eigen, split over TBB tasks.
+void gemm(const float* a, int64_t lda, const float* b, int64_t ldb, bool b_transposed, float* c, int64_t ldc, int64_t m,
+          int64_t n, int64_t k);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias);
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs);
+
+// ---- pooling, normalization, softmax (reference_nn.cpp) ----
+Tensor max_pool2d(const Tensor& x, const Attrs& attrs);
+Tensor avg_pool2d(const Tensor& x, const Attrs& attrs);
+Tensor global_avg_pool2d(const Tensor& x);
+Tensor batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& mean, const Tensor& var,
+                  const Attrs& attrs);
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Attrs& attrs);
+Tensor softmax(const Tensor& x, const Attrs& attrs);
+
+// ---- data movement (reference_shape.cpp) ----
+Tensor embedding(const Tensor& ids, const Tensor& table);
+Tensor reshape(const Tensor& x, const Attrs& attrs);
+Tensor transpose(const Tensor& x, const Attrs& attrs);
+Tensor concat(const std::vector<Tensor>& xs, const Attrs& attrs);
+Tensor slice(const Tensor& x, const Attrs& attrs);
+
+// ---- reductions (reference_reduce.cpp) ----
+Tensor reduce(OpKind kind, const Tensor& x, const Attrs& attrs);
+
+// ---- shared helpers ----
+// Throws RuntimeError unless `t` is f32 ("<what> must be floating point").
+void require_f32(const Tensor& t, const char* what);
+// Bytes of one element of an element-addressable dtype (not bfp8_b).
+size_t element_bytes(DType dtype);
+// A two-value attribute such as stride=[sh,sw] (both `fallback` when absent).
+std::vector<int64_t> pair_attr(const Attrs& attrs, const std::string& name, int64_t fallback);
+
+// Runs fn(begin, end) over [0, n) in TBB chunks of at least `grain` items
+// (inline when n fits in one chunk).
+template <class F>
+void parallel_ranges(int64_t n, int64_t grain, F&& fn) {
+  if (n <= 0) return;
+  if (n <= grain) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                    [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); });
+}
+
+// Elements per task for cheap per-element loops.
+constexpr int64_t kElementGrain = 1 << 15;
+
+}  // namespace meshtest::runtime::reference

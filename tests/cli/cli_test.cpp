@@ -1,0 +1,159 @@
+// Whole-binary tests: the `meshtest` executable on the built-in zoo and on
+// fixture loaders that fail on purpose, checking output, exit status and the
+// JUnit file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result run(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + " " + MESHTEST_BINARY + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  Result r;
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return r;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("meshtest_cli_" + std::to_string(getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir / "empty_config");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::string db() const { return "--db " + (dir / "results.db").string(); }
+
+  fs::path dir;
+};
+
+const std::string kFixtures = std::string("--models-root ") + MESHTEST_FIXTURE_ROOT;
+
+TEST_F(Cli, HelpListsSubcommands) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("collect"), std::string::npos);
+  EXPECT_NE(r.output.find("run"), std::string::npos);
+}
+
+TEST_F(Cli, CollectListsTheZoo) {
+  const Result r = run("collect");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* id : {"mnist/image_classification/native-mlp-single_device-inference",
+                         "resnet/native-resnet18-single_device-inference",
+                         "resnet/native-resnet50-single_device-inference",
+                         "resnet/native-resnet_tiny-single_device-inference",
+                         "bert/masked_lm/native-bert_tiny-single_device-inference",
+                         "bert/masked_lm/native-bert_base-single_device-inference"}) {
+    EXPECT_NE(r.output.find(std::string(id) + "\n"), std::string::npos) << id << "\n" << r.output;
+  }
+  EXPECT_NE(r.output.find("tests collected\n"), std::string::npos);
+  const Result k = run("collect -k resnet50");
+  EXPECT_NE(k.output.find("1/"), std::string::npos) << k.output;
+}
+
+TEST_F(Cli, SmallModelsPassEndToEndAndJunitRecordsThem) {
+  const fs::path junit = dir / "junit.xml";
+  const Result r = run("run -k 'mlp or resnet_tiny or bert_tiny' --junitxml " + junit.string() + " " + db());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("3 passed"), std::string::npos) << r.output;
+  const std::string xml = read_file(junit);
+  EXPECT_EQ(count(xml, "<testcase "), 3u) << xml;
+  EXPECT_EQ(count(xml, "<failure"), 0u) << xml;
+  EXPECT_NE(xml.find("name=\"bert/masked_lm/native-bert_tiny-single_device-inference\""), std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"bringup_status\" value=\"&quot;PASSED&quot;\"/>"), std::string::npos);
+}
+
+TEST_F(Cli, Resnet50PassesWithItsPcc) {
+  const Result r = run("run resnet/native-resnet50-single_device-inference " + db());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const size_t at = r.output.find("PASSED   pcc=");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_GE(std::stod(r.output.substr(at + 13, 8)), 0.99) << r.output;
+}
+
+// Golden/device independence: a perturbed device kernel must show up as a
+// PCC failure (INCORRECT_RESULT), and since the case is EXPECTED_PASSING in
+// the shipped config, the run exits 1.
+TEST_F(Cli, PerturbedDeviceKernelFailsWithIncorrectResult) {
+  const Result r = run("run resnet/native-resnet_tiny-single_device-inference " + db(),
+                       "MESHTEST_TEST_PERTURB_DEVICE_OP=conv2d");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("INCORRECT_RESULT in phase compare"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
+  const Result c = run("collect " + kFixtures + " --config-dir " + (dir / "empty_config").string());
+  ASSERT_EQ(c.status, 0) << c.output;
+  EXPECT_NE(c.output.find("wrong_abi/native  [loader error:"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("loader ABI version 999"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("throws_listing/native  [loader error:"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("cannot read variant table"), std::string::npos) << c.output;
+  EXPECT_NE(c.output.find("not_a_plugin/native  [loader error:"), std::string::npos) << c.output;
+
+  const fs::path junit = dir / "junit.xml";
+  const Result r = run("run " + kFixtures + " --config-dir " + (dir / "empty_config").string() + " --junitxml " +
+                       junit.string() + " " + db());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("3 error"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAILED_FE_COMPILATION in phase load_model (exception): checkpoint file is truncated"),
+            std::string::npos)
+      << r.output;
+  const std::string xml = read_file(junit);
+  EXPECT_EQ(count(xml, "<error "), 3u);
+  EXPECT_EQ(count(xml, "<failure "), 1u);
+}
+
+TEST_F(Cli, UsageAndConfigErrorsExitTwo) {
+  Result r = run("collect -m 'red and'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("-m expression: expected an identifier"), std::string::npos) << r.output;
+  r = run("run no/such-id " + db());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("no test case has the id 'no/such-id'"), std::string::npos) << r.output;
+  r = run("run --optimization-level 7");
+  EXPECT_EQ(r.status, 2);
+  fs::create_directories(dir / "bad_config");
+  std::ofstream(dir / "bad_config" / "x.yaml") << "test_config:\n  a-single_device-inference:\n    stauts: x\n";
+  r = run("collect --config-dir " + (dir / "bad_config").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("x.yaml:3:5: unknown field 'stauts'"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,143 @@
+// PCC / atol / allclose edge cases and the verdict of enabled checks.
+#include "comparators/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/rng.h"
+
+namespace meshtest::comparators {
+namespace {
+
+Tensor t(std::vector<float> v) { return Tensor::from_f32({static_cast<int64_t>(v.size())}, v); }
+
+TEST(Pcc, IdenticalTensorsScoreOne) {
+  const Tensor a = random_normal({1000}, 1);
+  const OutputMetrics m = compare_tensors("out", a, a, {});
+  EXPECT_DOUBLE_EQ(m.pcc, 1.0);
+  EXPECT_TRUE(m.passed);
+  EXPECT_TRUE(m.equal);
+  EXPECT_EQ(m.atol, 0.0);
+}
+
+TEST(Pcc, KnownValueForLinearlyRelatedButNotCloseData) {
+  // device = 2*golden + 5: perfectly correlated, far from allclose.
+  const OutputMetrics m = compare_tensors("out", t({7, 9, 11, 13}), t({1, 2, 3, 4}), {});
+  EXPECT_NEAR(m.pcc, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(m.atol, 9.0);
+  EXPECT_FALSE(m.allclose);
+}
+
+TEST(Pcc, AntiCorrelatedIsMinusOneAndFails) {
+  const OutputMetrics m = compare_tensors("logits", t({4, 3, 2, 1}), t({1, 2, 3, 4}), {});
+  EXPECT_NEAR(m.pcc, -1.0, 1e-12);
+  EXPECT_FALSE(m.passed);
+  EXPECT_NE(m.failure.find("output 'logits'"), std::string::npos);
+  EXPECT_NE(m.failure.find("PCC"), std::string::npos);
+}
+
+TEST(Pcc, HandComputedValue) {
+  // x = [1,2,3], y = [1,3,2]: cov = 0.5*... -> r = 0.5 exactly.
+  const OutputMetrics m = compare_tensors("o", t({1, 3, 2}), t({1, 2, 3}), {});
+  EXPECT_NEAR(m.pcc, 0.5, 1e-12);
+}
+
+TEST(Pcc, NanAnywhereFailsWithCounts) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const OutputMetrics m = compare_tensors("o", t({1, nan, 3}), t({1, 2, 3}), {});
+  EXPECT_FALSE(m.passed);
+  EXPECT_FALSE(m.finite);
+  EXPECT_NE(m.failure.find("1 NaN"), std::string::npos);
+  // A NaN must not hide behind a minimum over outputs.
+  const Verdict v = compare_outputs({"a", "b"}, {t({1, 2}), t({1, nan})}, {t({1, 2}), t({1, 2})}, {});
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.min_pcc, 0.0);
+}
+
+TEST(Pcc, InfInGoldenFails) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const OutputMetrics m = compare_tensors("o", t({1, 2}), t({1, inf}), {});
+  EXPECT_FALSE(m.passed);
+  EXPECT_NE(m.failure.find("golden: 0 NaN, 1 inf"), std::string::npos);
+}
+
+TEST(Pcc, ConstantTensors) {
+  EXPECT_DOUBLE_EQ(compare_tensors("o", t({2, 2, 2}), t({2, 2, 2}), {}).pcc, 1.0);
+  // Far apart constants: PCC undefined -> 0 (not equal).
+  const OutputMetrics m = compare_tensors("o", t({5, 5, 5}), t({2, 2, 2}), {});
+  EXPECT_DOUBLE_EQ(m.pcc, 0.0);
+  EXPECT_FALSE(m.passed);
+  // One side constant, the other not.
+  EXPECT_DOUBLE_EQ(compare_tensors("o", t({5, 5, 5}), t({1, 2, 3}), {}).pcc, 0.0);
+}
+
+TEST(Pcc, SingleElementAndEmpty) {
+  EXPECT_DOUBLE_EQ(compare_tensors("o", t({1.001f}), t({1.0f}), {}).pcc, 1.0);  // allclose short-cut
+  EXPECT_DOUBLE_EQ(compare_tensors("o", t({3.0f}), t({1.0f}), {}).pcc, 0.0);
+  const Tensor empty(DType::F32, {0, 4});
+  const OutputMetrics m = compare_tensors("o", empty, empty, {});
+  EXPECT_TRUE(m.passed);
+  EXPECT_DOUBLE_EQ(m.pcc, 1.0);
+}
+
+TEST(Pcc, ShapeMismatchNamesBothShapes) {
+  const OutputMetrics m = compare_tensors("o", Tensor(DType::F32, {2, 3}), Tensor(DType::F32, {3, 2}), {});
+  EXPECT_FALSE(m.passed);
+  EXPECT_NE(m.failure.find("[2,3]"), std::string::npos);
+  EXPECT_NE(m.failure.find("[3,2]"), std::string::npos);
+}
+
+TEST(Checks, AtolAndAllcloseOnlyWhenEnabled) {
+  ComparisonConfig c;
+  c.assert_pcc = false;
+  const Tensor golden = t({0, 1, 2, 3});
+  const Tensor device = t({0, 1, 2, 3.5});
+  EXPECT_TRUE(compare_tensors("o", device, golden, c).passed);
+  c.assert_atol = true;
+  c.required_atol = 0.16;
+  OutputMetrics m = compare_tensors("o", device, golden, c);
+  EXPECT_FALSE(m.passed);
+  EXPECT_NE(m.failure.find("atol"), std::string::npos);
+  c.assert_atol = false;
+  c.assert_allclose = true;
+  m = compare_tensors("o", device, golden, c);
+  EXPECT_FALSE(m.passed);
+  EXPECT_NE(m.failure.find("1 of 4 elements"), std::string::npos);
+}
+
+TEST(Pcc, BfloatRoundedCopyOfLargeTensorStaysAboveThreshold) {
+  const Tensor golden = random_normal({1 << 20}, 7);
+  const Tensor device = golden.to(DType::BF16).to(DType::F32);
+  EXPECT_DOUBLE_EQ(compare_tensors("o", device, golden, {}).pcc, 1.0);  // allclose short-cut (bf16 error < 1e-2)
+  ComparisonConfig exact;
+  exact.pcc_shortcut_rtol = exact.pcc_shortcut_atol = 0.0;
+  const OutputMetrics m = compare_tensors("o", device, golden, exact);
+  EXPECT_GT(m.pcc, 0.99999);
+  EXPECT_LT(m.pcc, 1.0);
+}
+
+// 10^8 elements: an f32 accumulation would lose the PCC of near-identical
+// tensors; the f64 chunked sums keep it exact enough to see a 1e-6 offset.
+TEST(Pcc, HundredMillionElementsInF64) {
+  const int64_t n = 100'000'000;
+  Tensor golden(DType::F32, {n});
+  Tensor device(DType::F32, {n});
+  float* g = golden.data<float>();
+  float* d = device.data<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    g[i] = static_cast<float>(1000.0 + (i % 1000) * 0.01);
+    d[i] = g[i] + ((i % 2) ? 0.3f : -0.3f);
+  }
+  ComparisonConfig exact;  // no allclose short-cut: the correlation itself is measured
+  exact.pcc_shortcut_rtol = exact.pcc_shortcut_atol = 0.0;
+  const OutputMetrics m = compare_tensors("o", device, golden, exact);
+  // Expected: var(g) = 0.01^2 * (1000^2-1)/12 ~ 8.333; noise var 0.09 -> r = sqrt(8.333/(8.333+0.09)).
+  const double var_g = 0.0001 * (1000.0 * 1000.0 - 1.0) / 12.0;
+  EXPECT_NEAR(m.pcc, std::sqrt(var_g / (var_g + 0.09)), 2e-4);
+  EXPECT_NEAR(m.atol, 0.3, 1e-3);
+}
+
+}  // namespace
+}  // namespace meshtest::comparators

@@ -1,0 +1,282 @@
+// Tests of the simulated chip itself: DRAM accounting and run-time
+// out-of-memory errors, release of every buffer, transfer checks, the bfp8_b
+// weight path and the MESHTEST_TEST_PERTURB_DEVICE_OP hook.
+#include "runtime/device/simulated_chip.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "tests/runtime_device/device_test_util.h"
+
+namespace meshtest::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_util::expect_close;
+using testing_util::NamedTensors;
+using testing_util::run_device;
+using testing_util::values;
+
+const int64_t kTile64 = tile_padded_bytes({DType::BF16, {1, 64, 64}});  // 8 KiB
+
+// x[1,64,64] -> relu -> exp
+Graph chain_graph() {
+  GraphBuilder g("chain");
+  const ValueId x = g.input("x", DType::F32, {1, 64, 64});
+  g.output("y", g.op(OpKind::Exp, {g.relu(x)}));
+  return g.finish();
+}
+
+NamedTensors chain_inputs() { return {{"x", random_normal({1, 64, 64}, 7)}}; }
+
+TEST(SimulatedChip, RunsWithinExactlyTheMemoryItNeeds) {
+  const DeviceProgram program = compiler::compile(chain_graph(), {});
+  ChipSpec spec;
+  spec.dram_bytes = 2 * kTile64;  // x + relu(x), then relu(x) + exp(.)
+  SimulatedChip chip(spec);
+  const std::vector<Tensor> out = chip.execute(program, chain_inputs());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].dtype(), DType::F32);
+  EXPECT_EQ(chip.last_stats().peak_dram_bytes, 2 * kTile64);
+  EXPECT_LE(chip.last_stats().peak_dram_bytes, program.planned_peak_dram_bytes);
+  EXPECT_EQ(chip.last_stats().ops_executed, 2);
+  EXPECT_EQ(chip.last_stats().dram_bytes_at_end, 0);
+}
+
+TEST(SimulatedChip, OutOfMemoryWhileExecutingNamesChipOpAndBytes) {
+  const DeviceProgram program = compiler::compile(chain_graph(), {});
+  ChipSpec spec;
+  spec.dram_bytes = 2 * kTile64 - 1;
+  SimulatedChip chip(spec, 3);
+  try {
+    chip.execute(program, chain_inputs());
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_EQ(std::string(e.what()), "chip 3: out of DRAM executing op #0 relu: need " + std::to_string(kTile64) +
+                                         " bytes, " + std::to_string(kTile64) + " of " +
+                                         std::to_string(spec.dram_bytes) + " in use");
+  }
+}
+
+TEST(SimulatedChip, OutOfMemoryWhileUploading) {
+  GraphBuilder g("mlp");
+  const ValueId x = g.input("x", DType::F32, {4, 64});
+  const ValueId w = g.weight("fc.weight", {64, 64}, Initializer::normal(0, 1, 1));
+  g.output("y", g.linear(x, w));
+  const DeviceProgram program = compiler::compile(g.finish(), {});
+  ChipSpec spec;
+  spec.dram_bytes = 1000;
+  try {
+    SimulatedChip(spec).execute(program, {{"x", random_normal({4, 64}, 1)}});
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("chip 0: out of DRAM uploading weight 'fc.weight': need 8192 bytes, 0 of 1000"));
+  }
+  spec.dram_bytes = 8192 + 100;
+  try {
+    SimulatedChip(spec).execute(program, {{"x", random_normal({4, 64}, 1)}});
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("chip 0: out of DRAM uploading input 'x': need 4096 bytes, 8192 of 8292 in use"));
+  }
+}
+
+TEST(SimulatedChip, ReleasesEveryBufferAndReportsLeaks) {
+  const DeviceProgram program = compiler::compile(chain_graph(), {});
+  SimulatedChip chip(ChipSpec{});
+  chip.execute(program, chain_inputs());
+  EXPECT_EQ(chip.last_stats().dram_bytes_at_end, 0);
+
+  DeviceProgram leaky = program;
+  for (DeviceInstr& instr : leaky.instrs) instr.release.clear();
+  chip.execute(leaky, chain_inputs());
+  EXPECT_EQ(chip.last_stats().dram_bytes_at_end, 2 * kTile64);  // x and relu(x) never released
+}
+
+TEST(SimulatedChip, OperandReleasedTooEarlyIsAnError) {
+  DeviceProgram program = compiler::compile(chain_graph(), {});
+  program.instrs[0].release.push_back(program.instrs[0].output);  // relu result dropped before exp reads it
+  try {
+    SimulatedChip(ChipSpec{}).execute(program, chain_inputs());
+    FAIL() << "expected RuntimeError";
+  } catch (const RuntimeError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("chip 0, op #1 exp: operand buffer"));
+  }
+}
+
+TEST(SimulatedChip, ChecksInputs) {
+  const DeviceProgram program = compiler::compile(chain_graph(), {});
+  SimulatedChip chip(ChipSpec{});
+  EXPECT_THAT([&] { chip.execute(program, {}); },
+              ::testing::ThrowsMessage<RuntimeError>(HasSubstr("chip 0: missing input 'x'")));
+  EXPECT_THAT([&] { chip.execute(program, {{"x", random_normal({64, 64}, 1)}}); },
+              ::testing::ThrowsMessage<RuntimeError>(HasSubstr("input 'x' has shape [64,64]")));
+}
+
+TEST(SimulatedChip, IntegerAndPassThroughOutputs) {
+  GraphBuilder g("ids");
+  const ValueId ids = g.input("ids", DType::I64, {3});
+  const ValueId table = g.weight("table", Tensor::from_f32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  g.output("ids_out", ids);
+  g.output("table_out", table);
+  g.output("rows", g.op(OpKind::Embedding, {ids, table}));
+  ExecutionStats stats;
+  const std::vector<Tensor> out = run_device(g.finish(), {{"ids", Tensor::from_i64({3}, {2, 0, 2})}}, {}, {}, &stats);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].dtype(), DType::I64);
+  EXPECT_EQ(values(out[0]), (std::vector<double>{2, 0, 2}));
+  EXPECT_EQ(out[1].dtype(), DType::F32);
+  EXPECT_EQ(values(out[1]), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(values(out[2]), (std::vector<double>{5, 6, 1, 2, 5, 6}));
+  EXPECT_EQ(stats.dram_bytes_at_end, 0);
+}
+
+TEST(SimulatedChip, RepeatedExecutionIsDeterministic) {
+  const DeviceProgram program = compiler::compile(chain_graph(), {});
+  SimulatedChip chip(ChipSpec{});
+  const Tensor a = chip.execute(program, chain_inputs())[0];
+  const Tensor b = chip.execute(program, chain_inputs())[0];
+  EXPECT_EQ(values(a), values(b));
+}
+
+// linear(x, w) + conv2d(img, k) + matmul(x, m) with weights in bf16 or bfp8_b.
+Graph gemm_graph() {
+  GraphBuilder g("gemms");
+  const ValueId x = g.input("x", DType::F32, {4, 64});
+  const ValueId img = g.input("img", DType::F32, {1, 8, 6, 6});
+  const ValueId w = g.weight("w", {32, 64}, Initializer::normal(0, 0.5, 11));
+  const ValueId k = g.weight("k", {16, 8, 3, 3}, Initializer::normal(0, 0.5, 12));
+  const ValueId m = g.weight("m", {64, 8}, Initializer::normal(0, 0.5, 13));
+  g.output("linear", g.linear(x, w));
+  g.output("conv", g.op(OpKind::Conv2d, {img, k}));
+  g.output("matmul", g.matmul(x, m));
+  return g.finish();
+}
+
+// Expected results from the weights the device actually holds (decoded) and
+// bf16-rounded inputs, in f64.
+std::vector<std::vector<double>> gemm_expected(const DeviceProgram& p, const NamedTensors& in) {
+  auto weight = [&](const std::string& name) {
+    for (const DeviceBuffer& b : p.buffers) {
+      if (b.name == name) return p.weights.at(b.id).to(DType::F32).to_f32_vector();
+    }
+    throw std::runtime_error(name);
+  };
+  const std::vector<float> x = in.at("x").to(DType::BF16).to_f32_vector();
+  const std::vector<float> img = in.at("img").to(DType::BF16).to_f32_vector();
+  const std::vector<float> w = weight("w"), k = weight("k"), m = weight("m");
+  std::vector<double> lin, conv, mm;
+  for (int r = 0; r < 4; ++r) {
+    for (int o = 0; o < 32; ++o) {
+      double s = 0;
+      for (int q = 0; q < 64; ++q) s += static_cast<double>(x[r * 64 + q]) * w[o * 64 + q];
+      lin.push_back(s);
+    }
+    for (int o = 0; o < 8; ++o) {
+      double s = 0;
+      for (int q = 0; q < 64; ++q) s += static_cast<double>(x[r * 64 + q]) * m[q * 8 + o];
+      mm.push_back(s);
+    }
+  }
+  for (int o = 0; o < 16; ++o) {
+    for (int yy = 0; yy < 4; ++yy) {
+      for (int xx = 0; xx < 4; ++xx) {
+        double s = 0;
+        for (int c = 0; c < 8; ++c) {
+          for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) {
+              s += static_cast<double>(img[(c * 6 + yy + i) * 6 + xx + j]) * k[((o * 8 + c) * 3 + i) * 3 + j];
+            }
+          }
+        }
+        conv.push_back(s);
+      }
+    }
+  }
+  return {lin, conv, mm};
+}
+
+TEST(SimulatedChip, Bfp8WeightsPath) {
+  const Graph graph = gemm_graph();
+  const NamedTensors in = {{"x", random_normal({4, 64}, 21)}, {"img", random_normal({1, 8, 6, 6}, 22)}};
+  std::vector<std::vector<double>> results[2];
+  int slot = 0;
+  for (DType wdt : {DType::BF16, DType::BFP8_B}) {
+    SCOPED_TRACE(dtype_name(wdt));
+    compiler::CompileOptions opt;
+    opt.weight_dtype = wdt;
+    const DeviceProgram program = compiler::compile(graph, opt);
+    for (const DeviceBuffer& b : program.buffers) {
+      if (b.kind == BufferKind::Weight) {
+        EXPECT_EQ(b.type.dtype, wdt);
+      }
+    }
+    SimulatedChip chip(ChipSpec{});
+    const std::vector<Tensor> out = chip.execute(program, in);
+    EXPECT_EQ(chip.last_stats().dram_bytes_at_end, 0);
+    const auto want = gemm_expected(program, in);
+    // Sums of 64-72 products of magnitude ~1: absolute slack for cancellation.
+    expect_close(out[0], {4, 32}, want[0], 1e-2, 3e-2);
+    expect_close(out[1], {1, 16, 4, 4}, want[1], 1e-2, 3e-2);
+    expect_close(out[2], {4, 8}, want[2], 1e-2, 3e-2);
+    for (const Tensor& t : out) results[slot].push_back(values(t));
+    ++slot;
+  }
+  // bfp8_b really changes the weights: results differ, but stay close.
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_NE(results[0][i], results[1][i]);
+    double num = 0, den = 0;
+    for (size_t j = 0; j < results[0][i].size(); ++j) {
+      num += std::pow(results[0][i][j] - results[1][i][j], 2);
+      den += std::pow(results[0][i][j], 2);
+    }
+    EXPECT_LT(std::sqrt(num / den), 0.05);
+  }
+}
+
+// Sets an environment variable for the lifetime of the guard.
+class EnvGuard {
+ public:
+  EnvGuard(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~EnvGuard() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+TEST(SimulatedChip, PerturbationHookChangesOnlyTheNamedOp) {
+  GraphBuilder g("cnn");
+  const ValueId img = g.input("img", DType::F32, {1, 4, 8, 8});
+  const ValueId k = g.weight("k", {8, 4, 3, 3}, Initializer::normal(0, 0.3, 3));
+  const ValueId c = g.op(OpKind::Conv2d, {img, k}, {{"padding", std::vector<int64_t>{1, 1}}});
+  g.output("y", g.relu(c));
+  const DeviceProgram program = compiler::compile(g.finish(), {});
+  const NamedTensors in = {{"img", random_normal({1, 4, 8, 8}, 5)}};
+  SimulatedChip chip(ChipSpec{});
+  const std::vector<double> clean = values(chip.execute(program, in)[0]);
+  std::vector<double> noisy;
+  {
+    EnvGuard env("MESHTEST_TEST_PERTURB_DEVICE_OP", "conv2d");
+    noisy = values(chip.execute(program, in)[0]);
+    EXPECT_EQ(values(chip.execute(program, in)[0]), noisy);  // deterministic
+  }
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < clean.size(); ++i) {
+    diff += std::pow(clean[i] - noisy[i], 2);
+    norm += clean[i] * clean[i];
+  }
+  EXPECT_GT(std::sqrt(diff / norm), 0.3);
+  {
+    EnvGuard env("MESHTEST_TEST_PERTURB_DEVICE_OP", "softmax");  // not in this graph
+    EXPECT_EQ(values(chip.execute(program, in)[0]), clean);
+  }
+  EXPECT_EQ(values(chip.execute(program, in)[0]), clean);
+}
+
+}  // namespace
+}  // namespace meshtest::runtime
