@@ -35,9 +35,12 @@ struct LiveTensor {
 std::string describe_buffer(const DeviceProgram& program, const DeviceBuffer& b, const std::vector<int64_t>& producer) {
   const std::string type = type_to_string(b.type);
   switch (b.kind) {
-    case BufferKind::Weight: return "weight '" + b.name + "' " + type;
-    case BufferKind::Input: return "input '" + b.name + "' " + type;
-    case BufferKind::Activation: break;
+    case BufferKind::Weight:
+      return "weight '" + b.name + "' " + type;
+    case BufferKind::Input:
+      return "input '" + b.name + "' " + type;
+    case BufferKind::Activation:
+      break;
   }
   const int64_t p = producer[static_cast<size_t>(b.id)];
   if (p < 0) return "buffer #" + std::to_string(b.id) + " " + type;

@@ -16,10 +16,13 @@ namespace {
 // options.weight_dtype applies to).
 bool is_gemm_weight_slot(const Op& op, size_t slot) {
   switch (op.kind) {
-    case OpKind::Matmul: return slot < 2;
+    case OpKind::Matmul:
+      return slot < 2;
     case OpKind::Linear:
-    case OpKind::Conv2d: return slot == 1;
-    default: return false;
+    case OpKind::Conv2d:
+      return slot == 1;
+    default:
+      return false;
   }
 }
 
@@ -128,7 +131,8 @@ DeviceProgram lower_graph(const Graph& graph, const CompileOptions& options) {
     program.instrs.push_back(std::move(instr));
   }
 
-  for (const GraphOutput& o : graph.outputs) program.outputs.emplace_back(o.name, buffer_of[static_cast<size_t>(o.value)]);
+  for (const GraphOutput& o : graph.outputs)
+    program.outputs.emplace_back(o.name, buffer_of[static_cast<size_t>(o.value)]);
   return program;
 }
 

@@ -4,6 +4,7 @@
 // problems are reported in one pass.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,6 +39,15 @@ struct TestEntry {
   std::optional<double> allclose_rtol;
   std::optional<double> allclose_atol;
   std::vector<std::string> markers;
+  std::vector<std::string> supported_archs;  // empty: the defaults (n150, p150)
+  std::optional<int64_t> batch_size;
+  std::optional<int64_t> seq_len;
+  std::optional<int> optimization_level;  // 0, 1, 2
+  std::optional<bool> enable_weight_bfp8_conversion;
+  std::optional<std::string> execution_pass;  // FORWARD | BACKWARD
+  std::vector<std::string> filechecks;        // FileCheck pattern files run against --serialize dumps
+  std::optional<double> timeout_seconds;      // meshtest's own: per-case deadline
+  bool flaky = false;                         // meshtest's own: failures do not fail the run
   SourceLocation defined_at;
 };
 

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -181,6 +182,54 @@ void SqliteStore::record(const std::string& run_id, const CaseResult& r) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
+}
+
+std::optional<std::string> SqliteStore::last_unfinished_run() {
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db_, "SELECT run_id FROM runs WHERE finished_at IS NULL ORDER BY started_at DESC LIMIT 1", -1,
+                     &stmt, nullptr);
+  std::optional<std::string> out;
+  if (sqlite3_step(stmt) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+  sqlite3_finalize(stmt);
+  return out;
+}
+
+std::vector<std::string> SqliteStore::finished_test_ids(const std::string& run_id) {
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db_, "SELECT DISTINCT test_id FROM results WHERE run_id = ? ORDER BY test_id", -1, &stmt,
+                     nullptr);
+  sqlite3_bind_text(stmt, 1, run_id.c_str(), -1, SQLITE_TRANSIENT);
+  std::vector<std::string> ids;
+  while (sqlite3_step(stmt) == SQLITE_ROW) ids.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+  sqlite3_finalize(stmt);
+  return ids;
+}
+
+std::map<std::string, CaseHistory> SqliteStore::case_history(int max_runs) {
+  // Per case, the wall times and peak RSS of its `max_runs` most recent attempts.
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db_,
+                     "SELECT test_id, wall_seconds, peak_host_rss_bytes FROM ("
+                     "  SELECT test_id, wall_seconds, peak_host_rss_bytes,"
+                     "         ROW_NUMBER() OVER (PARTITION BY test_id ORDER BY started_at DESC) AS n"
+                     "  FROM results) WHERE n <= ? ORDER BY test_id",
+                     -1, &stmt, nullptr);
+  sqlite3_bind_int(stmt, 1, max_runs);
+  std::map<std::string, std::vector<double>> times;
+  std::map<std::string, CaseHistory> out;
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    const std::string id = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    times[id].push_back(sqlite3_column_double(stmt, 1));
+    CaseHistory& h = out[id];
+    h.max_peak_host_rss_bytes = std::max<int64_t>(h.max_peak_host_rss_bytes, sqlite3_column_int64(stmt, 2));
+    ++h.runs;
+  }
+  sqlite3_finalize(stmt);
+  for (auto& [id, t] : times) {
+    std::sort(t.begin(), t.end());
+    out[id].median_wall_seconds = t[t.size() / 2];
+  }
+  return out;
 }
 
 std::unique_ptr<ResultStore> open_store(const std::string& url) {

@@ -21,6 +21,9 @@ class SqliteStore : public ResultStore {
   void record(const std::string& run_id, const CaseResult& result) override;
   void finish_run(const std::string& run_id, const std::string& finished_at) override;
   int schema_version() override;
+  std::optional<std::string> last_unfinished_run() override;
+  std::vector<std::string> finished_test_ids(const std::string& run_id) override;
+  std::map<std::string, CaseHistory> case_history(int max_runs) override;
 
   sqlite3* handle() { return db_; }
 

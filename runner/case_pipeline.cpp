@@ -103,7 +103,7 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   return r;
 }
 
-CaseResult run_case(const TestCase& c, const PipelineOptions& options) {
+CaseResult run_case(const TestCase& c, const PipelineOptions& options, const PhaseObserver& observer) {
   CaseResult r = describe_case(c, options);
   r.started_at = reports::utc_now_iso8601();
   const auto wall_start = std::chrono::steady_clock::now();
@@ -131,7 +131,12 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options) {
 
   reset_peak_rss();
   Phase phase = Phase::LoadModel;
+  auto enter = [&](Phase next) {
+    phase = next;
+    if (observer) observer(next);
+  };
   try {
+    enter(Phase::LoadModel);
     sdk::LoadOptions load_options;
     sdk::Model model;
     sdk::Inputs inputs;
@@ -139,16 +144,16 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options) {
       PhaseClock clock(r.seconds.load);
       model = c.loader->loader->load_model(c.info.variant, load_options);
       model.graph.materialize_weights();
-      phase = Phase::LoadInputs;
+      enter(Phase::LoadInputs);
       inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
     }
-    phase = Phase::Golden;
+    enter(Phase::Golden);
     std::vector<Tensor> golden;
     {
       PhaseClock clock(r.seconds.golden);
       golden = runtime::run_reference(model.graph, inputs);
     }
-    phase = Phase::Compile;
+    enter(Phase::Compile);
     DeviceProgram program;
     {
       PhaseClock clock(r.seconds.compile);
@@ -157,7 +162,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options) {
       copts.dram_capacity_bytes = options.chip.dram_bytes;
       program = compiler::compile(model.graph, copts);
     }
-    phase = Phase::Execute;
+    enter(Phase::Execute);
     std::vector<Tensor> device;
     {
       PhaseClock clock(r.seconds.execute);
@@ -166,7 +171,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options) {
       r.peak_device_dram_bytes = chip.last_stats().peak_dram_bytes;
       r.device_ops = chip.last_stats().ops_executed;
     }
-    phase = Phase::Compare;
+    enter(Phase::Compare);
     comparators::Verdict verdict;
     {
       PhaseClock clock(r.seconds.compare);
@@ -180,7 +185,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options) {
     for (const comparators::OutputMetrics& m : verdict.outputs) {
       r.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed});
     }
-    if (verdict.passed) phase = Phase::Done;
+    if (verdict.passed) enter(Phase::Done);
     r.phase = std::string(phase_name(phase));
     r.bringup_status = std::string(config::bringup_name(bringup_for(phase)));
     r.error_message = verdict.message;

@@ -28,9 +28,14 @@ struct PipelineOptions {
 enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };
 std::string_view phase_name(Phase phase);
 
+// Called as the case enters each phase (for progress and heartbeats of
+// isolated workers); may be empty.
+using PhaseObserver = std::function<void(Phase)>;
+
 // Runs one case in this process and returns its complete record. Never
 // throws for model failures: they become the record's outcome.
-reports::CaseResult run_case(const TestCase& test_case, const PipelineOptions& options);
+reports::CaseResult run_case(const TestCase& test_case, const PipelineOptions& options,
+                             const PhaseObserver& observer = {});
 
 // The record's identity fields (id, model info, markers, expectation) filled
 // from the case, before anything runs.

@@ -2,9 +2,8 @@
 // weights, f32 bias, f32 accumulation inside oneDNN, bf16 results. Primitives
 // are cached process-wide by op shape (thread-safe), so repeated shapes in a
 // program, or across executions, pay primitive creation once.
-#include <dnnl.hpp>
-
 #include <algorithm>
+#include <dnnl.hpp>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -87,9 +86,9 @@ std::shared_ptr<const MatmulEntry> matmul_entry(int64_t batch, int64_t m, int64_
     const memory::desc wei(batched ? Dims{batch, k, n} : Dims{k, n}, DataType::bf16,
                            batched ? (weights_nk ? Tag::acb : Tag::abc) : (weights_nk ? Tag::ba : Tag::ab));
     const memory::desc dst(batched ? Dims{batch, m, n} : Dims{m, n}, DataType::bf16, batched ? Tag::abc : Tag::ab);
-    const memory::desc bias = has_bias ? memory::desc(batched ? Dims{1, 1, n} : Dims{1, n}, DataType::f32,
-                                                      batched ? Tag::abc : Tag::ab)
-                                       : memory::desc();
+    const memory::desc bias =
+        has_bias ? memory::desc(batched ? Dims{1, 1, n} : Dims{1, n}, DataType::f32, batched ? Tag::abc : Tag::ab)
+                 : memory::desc();
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, wei, bias, dst), cpu_engine());
     return MatmulEntry{pd, dnnl::matmul(pd)};
   });
@@ -98,10 +97,9 @@ std::shared_ptr<const MatmulEntry> matmul_entry(int64_t batch, int64_t m, int64_
 void run_matmul(const MatmulEntry& e, const void* a, const void* b, const float* bias, void* out) {
   dnnl::engine& eng = cpu_engine();
   dnnl::stream stream(eng);
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, memory(e.pd.src_desc(), eng, const_cast<void*>(a))},
-      {DNNL_ARG_WEIGHTS, memory(e.pd.weights_desc(), eng, const_cast<void*>(b))},
-      {DNNL_ARG_DST, memory(e.pd.dst_desc(), eng, out)}};
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(e.pd.src_desc(), eng, const_cast<void*>(a))},
+                                       {DNNL_ARG_WEIGHTS, memory(e.pd.weights_desc(), eng, const_cast<void*>(b))},
+                                       {DNNL_ARG_DST, memory(e.pd.dst_desc(), eng, out)}};
   if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(e.pd.bias_desc(), eng, const_cast<float*>(bias)));
   e.prim.execute(stream, args);
   stream.wait();
@@ -161,8 +159,8 @@ void matmul(const Tensor& a, const Tensor& b, Tensor& out) {
   const Shape batch_b = padded_batch(b);
   const Shape batch_out(out.shape().begin(), out.shape().end() - 2);
   const int64_t batch = shape_numel(batch_out);
-  if (m == 0 || n == 0 || batch == 0) return;
-  if (shape_numel(batch_b) == 1) {  // b shared by every batch: fold the batch into M
+  if (m == 0 || n == 0 || batch == 0 || k == 0) return;  // the result is preallocated as zeros
+  if (shape_numel(batch_b) == 1) {                       // b shared by every batch: fold the batch into M
     const auto e = matmul_entry(1, batch * m, k, n, false, false);
     run_matmul(*e, a.raw_data(), b.raw_data(), nullptr, out.raw_data());
     return;
@@ -198,8 +196,15 @@ void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out) {
   require_bf16(out, "linear result");
   const int64_t k = x.dim(-1);
   const int64_t n = w.dim(0);
-  const int64_t m = k == 0 ? out.numel() / std::max<int64_t>(n, 1) : x.numel() / k;
-  if (m == 0 || n == 0) return;
+  if (out.numel() == 0) return;
+  if (k == 0) {  // empty contraction: the result is the bias (or zeros)
+    if (bias == nullptr) return;
+    const uint16_t* pb = bias->data<uint16_t>();
+    uint16_t* po = out.data<uint16_t>();
+    for (int64_t i = 0; i < out.numel(); ++i) po[i] = pb[i % n];
+    return;
+  }
+  const int64_t m = x.numel() / k;
   const std::vector<float> b = bias_as_f32(bias);
   const auto e = matmul_entry(1, m, k, n, true, bias != nullptr);
   run_matmul(*e, x.raw_data(), w.raw_data(), bias ? b.data() : nullptr, out.raw_data());
@@ -273,8 +278,10 @@ void pool2d(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
     kernel = {attr_pair(attrs, "kernel", 1, 0), attr_pair(attrs, "kernel", 1, 1)};
     strides = {attr_pair(attrs, "stride", 1, 0), attr_pair(attrs, "stride", 1, 1)};
     padding = {attr_pair(attrs, "padding", 0, 0), attr_pair(attrs, "padding", 0, 1)};
-    if (kind == OpKind::MaxPool2d) algorithm = dnnl::algorithm::pooling_max;
-    else if (attrs.get_int("count_include_pad", 1) != 0) algorithm = dnnl::algorithm::pooling_avg_include_padding;
+    if (kind == OpKind::MaxPool2d)
+      algorithm = dnnl::algorithm::pooling_max;
+    else if (attrs.get_int("count_include_pad", 1) != 0)
+      algorithm = dnnl::algorithm::pooling_avg_include_padding;
   }
   if (out.numel() == 0) return;
   static PrimitiveCache<PoolEntry> cache;

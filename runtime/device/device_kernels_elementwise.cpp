@@ -1,5 +1,6 @@
 // Device elementwise kernels: unary math, broadcasting binary ops, cast and
-// constant. bf16 in, f32 math, bf16 out; integer binary ops in int64.
+// constant. bf16 in, f32 math, bf16 out; integer binary ops in int64
+// (division floors, as python's //).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -71,9 +72,14 @@ float to_compute(uint16_t v) { return load_bf16(v); }
 int64_t to_compute(int32_t v) { return v; }
 int64_t to_compute(int64_t v) { return v; }
 int64_t to_compute(uint8_t v) { return v; }
-template <class T> T from_compute(float v);
-template <> uint16_t from_compute<uint16_t>(float v) { return store_bf16(v); }
-template <class T> T from_compute(int64_t v) {
+template <class T>
+T from_compute(float v);
+template <>
+uint16_t from_compute<uint16_t>(float v) {
+  return store_bf16(v);
+}
+template <class T>
+T from_compute(int64_t v) {
   if constexpr (std::is_same_v<T, uint8_t>) return v != 0;
   return static_cast<T>(v);
 }
@@ -118,20 +124,27 @@ void broadcast_apply(const Tensor& a, const Tensor& b, Tensor& out, const Fn& fn
 template <class C>
 C apply_binary(OpKind kind, C x, C y) {
   switch (kind) {
-    case OpKind::Add: return x + y;
-    case OpKind::Sub: return x - y;
-    case OpKind::Mul: return x * y;
+    case OpKind::Add:
+      return x + y;
+    case OpKind::Sub:
+      return x - y;
+    case OpKind::Mul:
+      return x * y;
     case OpKind::Div:
-      if constexpr (std::is_integral_v<C>) {
+      if constexpr (std::is_integral_v<C>) {  // floor division, as python's //
         if (y == 0) throw RuntimeError("integer division by zero");
+        const C q = x / y;
+        return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+      } else {
+        return x / y;
       }
-      return x / y;
     case OpKind::Maximum:
       if constexpr (std::is_floating_point_v<C>) {
         if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<C>::quiet_NaN();
       }
       return x > y ? x : y;
-    default: break;
+    default:
+      break;
   }
   throw RuntimeError("not a binary op: " + std::string(op_name(kind)));
 }
@@ -140,22 +153,37 @@ template <class T>
 void binary_typed(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out) {
   using C = decltype(to_compute(T{}));
   switch (kind) {
-    case OpKind::Add: broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Add, x, y); }); break;
-    case OpKind::Sub: broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Sub, x, y); }); break;
-    case OpKind::Mul: broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Mul, x, y); }); break;
-    case OpKind::Div: broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Div, x, y); }); break;
-    default: broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Maximum, x, y); }); break;
+    case OpKind::Add:
+      broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Add, x, y); });
+      break;
+    case OpKind::Sub:
+      broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Sub, x, y); });
+      break;
+    case OpKind::Mul:
+      broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Mul, x, y); });
+      break;
+    case OpKind::Div:
+      broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Div, x, y); });
+      break;
+    default:
+      broadcast_apply<T>(a, b, out, [](C x, C y) { return apply_binary(OpKind::Maximum, x, y); });
+      break;
   }
 }
 
 // Element i of `t` as int64 (integers) or f32 (bf16).
 double read_value(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
-    case DType::BF16: return load_bf16(t.data<uint16_t>()[i]);
-    case DType::I32: return t.data<int32_t>()[i];
-    case DType::I64: return static_cast<double>(t.data<int64_t>()[i]);
-    case DType::Bool: return t.data<uint8_t>()[i] != 0 ? 1.0 : 0.0;
-    default: break;
+    case DType::BF16:
+      return load_bf16(t.data<uint16_t>()[i]);
+    case DType::I32:
+      return t.data<int32_t>()[i];
+    case DType::I64:
+      return static_cast<double>(t.data<int64_t>()[i]);
+    case DType::Bool:
+      return t.data<uint8_t>()[i] != 0 ? 1.0 : 0.0;
+    default:
+      break;
   }
   throw RuntimeError("device tensors of dtype " + std::string(dtype_name(t.dtype())) + " are not supported here");
 }
@@ -170,11 +198,20 @@ I saturate(double v) {
 
 void write_value(Tensor& t, int64_t i, double v) {
   switch (t.dtype()) {
-    case DType::BF16: t.data<uint16_t>()[i] = store_bf16(static_cast<float>(v)); return;
-    case DType::I32: t.data<int32_t>()[i] = saturate<int32_t>(v); return;
-    case DType::I64: t.data<int64_t>()[i] = saturate<int64_t>(v); return;
-    case DType::Bool: t.data<uint8_t>()[i] = v != 0.0; return;
-    default: break;
+    case DType::BF16:
+      t.data<uint16_t>()[i] = store_bf16(static_cast<float>(v));
+      return;
+    case DType::I32:
+      t.data<int32_t>()[i] = saturate<int32_t>(v);
+      return;
+    case DType::I64:
+      t.data<int64_t>()[i] = saturate<int64_t>(v);
+      return;
+    case DType::Bool:
+      t.data<uint8_t>()[i] = v != 0.0;
+      return;
+    default:
+      break;
   }
   throw RuntimeError("device tensors of dtype " + std::string(dtype_name(t.dtype())) + " are not supported here");
 }
@@ -191,23 +228,50 @@ void unary(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
   require_bf16(x, "operand");
   require_bf16(out, "result");
   switch (kind) {
-    case OpKind::Relu: map_bf16(x, out, [](float v) { return v > 0.0f ? v : (std::isnan(v) ? v : 0.0f); }); return;
-    case OpKind::Gelu:
-      if (attrs.get_string("approximate", "none") == "tanh") map_bf16(x, out, gelu_tanh);
-      else map_bf16(x, out, gelu_erf);
+    case OpKind::Relu:
+      map_bf16(x, out, [](float v) { return v > 0.0f ? v : (std::isnan(v) ? v : 0.0f); });
       return;
-    case OpKind::Tanh: map_bf16(x, out, [](float v) { return std::tanh(v); }); return;
-    case OpKind::Exp: map_bf16(x, out, [](float v) { return std::exp(v); }); return;
-    case OpKind::Log: map_bf16(x, out, [](float v) { return std::log(v); }); return;
-    case OpKind::Sqrt: map_bf16(x, out, [](float v) { return std::sqrt(v); }); return;
-    case OpKind::Rsqrt: map_bf16(x, out, [](float v) { return 1.0f / std::sqrt(v); }); return;
-    case OpKind::Neg: map_bf16(x, out, [](float v) { return -v; }); return;
-    case OpKind::Sigmoid: map_bf16(x, out, sigmoid); return;
-    case OpKind::Silu: map_bf16(x, out, [](float v) { return v * sigmoid(v); }); return;
-    case OpKind::Erf: map_bf16(x, out, [](float v) { return std::erf(v); }); return;
-    case OpKind::Sin: map_bf16(x, out, [](float v) { return std::sin(v); }); return;
-    case OpKind::Cos: map_bf16(x, out, [](float v) { return std::cos(v); }); return;
-    default: break;
+    case OpKind::Gelu:
+      if (attrs.get_string("approximate", "none") == "tanh")
+        map_bf16(x, out, gelu_tanh);
+      else
+        map_bf16(x, out, gelu_erf);
+      return;
+    case OpKind::Tanh:
+      map_bf16(x, out, [](float v) { return std::tanh(v); });
+      return;
+    case OpKind::Exp:
+      map_bf16(x, out, [](float v) { return std::exp(v); });
+      return;
+    case OpKind::Log:
+      map_bf16(x, out, [](float v) { return std::log(v); });
+      return;
+    case OpKind::Sqrt:
+      map_bf16(x, out, [](float v) { return std::sqrt(v); });
+      return;
+    case OpKind::Rsqrt:
+      map_bf16(x, out, [](float v) { return 1.0f / std::sqrt(v); });
+      return;
+    case OpKind::Neg:
+      map_bf16(x, out, [](float v) { return -v; });
+      return;
+    case OpKind::Sigmoid:
+      map_bf16(x, out, sigmoid);
+      return;
+    case OpKind::Silu:
+      map_bf16(x, out, [](float v) { return v * sigmoid(v); });
+      return;
+    case OpKind::Erf:
+      map_bf16(x, out, [](float v) { return std::erf(v); });
+      return;
+    case OpKind::Sin:
+      map_bf16(x, out, [](float v) { return std::sin(v); });
+      return;
+    case OpKind::Cos:
+      map_bf16(x, out, [](float v) { return std::cos(v); });
+      return;
+    default:
+      break;
   }
   throw RuntimeError("not a unary op: " + std::string(op_name(kind)));
 }
@@ -219,11 +283,20 @@ void binary(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out) {
                        std::string(dtype_name(out.dtype())));
   }
   switch (out.dtype()) {
-    case DType::BF16: binary_typed<uint16_t>(kind, a, b, out); return;
-    case DType::I32: binary_typed<int32_t>(kind, a, b, out); return;
-    case DType::I64: binary_typed<int64_t>(kind, a, b, out); return;
-    case DType::Bool: binary_typed<uint8_t>(kind, a, b, out); return;
-    default: break;
+    case DType::BF16:
+      binary_typed<uint16_t>(kind, a, b, out);
+      return;
+    case DType::I32:
+      binary_typed<int32_t>(kind, a, b, out);
+      return;
+    case DType::I64:
+      binary_typed<int64_t>(kind, a, b, out);
+      return;
+    case DType::Bool:
+      binary_typed<uint8_t>(kind, a, b, out);
+      return;
+    default:
+      break;
   }
   throw RuntimeError("binary ops do not support dtype " + std::string(dtype_name(out.dtype())) + " on the device");
 }

@@ -178,18 +178,21 @@ void reduce(OpKind kind, const Tensor& x, const Attrs& attrs, Tensor& out) {
   }
   switch (x.dtype()) {
     case DType::BF16:
-      reduce_typed<uint16_t, float>(kind, x.data<uint16_t>(), out.data<uint16_t>(), out_offsets, red_offsets,
-                                    load_bf16, store_bf16);
+      reduce_typed<uint16_t, float>(kind, x.data<uint16_t>(), out.data<uint16_t>(), out_offsets, red_offsets, load_bf16,
+                                    store_bf16);
       return;
     case DType::I32:
-      reduce_typed<int32_t, int64_t>(kind, x.data<int32_t>(), out.data<int32_t>(), out_offsets, red_offsets,
-                                     [](int32_t v) { return int64_t{v}; }, [](int64_t v) { return static_cast<int32_t>(v); });
+      reduce_typed<int32_t, int64_t>(
+          kind, x.data<int32_t>(), out.data<int32_t>(), out_offsets, red_offsets, [](int32_t v) { return int64_t{v}; },
+          [](int64_t v) { return static_cast<int32_t>(v); });
       return;
     case DType::I64:
-      reduce_typed<int64_t, int64_t>(kind, x.data<int64_t>(), out.data<int64_t>(), out_offsets, red_offsets,
-                                     [](int64_t v) { return v; }, [](int64_t v) { return v; });
+      reduce_typed<int64_t, int64_t>(
+          kind, x.data<int64_t>(), out.data<int64_t>(), out_offsets, red_offsets, [](int64_t v) { return v; },
+          [](int64_t v) { return v; });
       return;
-    default: break;
+    default:
+      break;
   }
   throw RuntimeError("reductions do not support dtype " + std::string(dtype_name(x.dtype())) + " on the device");
 }

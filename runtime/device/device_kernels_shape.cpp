@@ -53,8 +53,12 @@ void transpose(const Tensor& x, const Attrs& attrs, Tensor& out) {
   std::vector<int64_t> by_out(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) by_out[i] = strides[static_cast<size_t>(normalize_axis(perm[i], x.rank()))];
   switch (element_size(x)) {
-    case 1: transpose_typed(x.data<uint8_t>(), out.data<uint8_t>(), out.shape(), by_out); return;
-    case 2: transpose_typed(x.data<uint16_t>(), out.data<uint16_t>(), out.shape(), by_out); return;
+    case 1:
+      transpose_typed(x.data<uint8_t>(), out.data<uint8_t>(), out.shape(), by_out);
+      return;
+    case 2:
+      transpose_typed(x.data<uint16_t>(), out.data<uint16_t>(), out.shape(), by_out);
+      return;
     case 4:
       transpose_typed(static_cast<const uint32_t*>(x.raw_data()), static_cast<uint32_t*>(out.raw_data()), out.shape(),
                       by_out);
@@ -81,7 +85,8 @@ void concat(const std::vector<const Tensor*>& xs, const Attrs& attrs, Tensor& ou
       size_t at = static_cast<size_t>(o) * out_row;
       for (const Tensor* x : xs) {
         const size_t chunk = static_cast<size_t>(x->numel() / std::max<int64_t>(outer, 1)) * esize;
-        if (chunk > 0) std::memcpy(dst + at, static_cast<const uint8_t*>(x->raw_data()) + static_cast<size_t>(o) * chunk, chunk);
+        if (chunk > 0)
+          std::memcpy(dst + at, static_cast<const uint8_t*>(x->raw_data()) + static_cast<size_t>(o) * chunk, chunk);
         at += chunk;
       }
     }
@@ -105,14 +110,15 @@ void slice(const Tensor& x, const Attrs& attrs, Tensor& out) {
   const auto* src = static_cast<const uint8_t*>(x.raw_data());
   auto* dst = static_cast<uint8_t*>(out.raw_data());
   if (chunk == 0) return;
-  parallel_ranges(outer * len, std::max<int64_t>(1, 65536 / static_cast<int64_t>(chunk)), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t o = r / len;
-      const int64_t k = r % len;
-      std::memcpy(dst + static_cast<size_t>(r) * chunk,
-                  src + static_cast<size_t>(o * dim + start + k * step) * chunk, chunk);
-    }
-  });
+  parallel_ranges(outer * len, std::max<int64_t>(1, 65536 / static_cast<int64_t>(chunk)),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t r = begin; r < end; ++r) {
+                      const int64_t o = r / len;
+                      const int64_t k = r % len;
+                      std::memcpy(dst + static_cast<size_t>(r) * chunk,
+                                  src + static_cast<size_t>(o * dim + start + k * step) * chunk, chunk);
+                    }
+                  });
 }
 
 void embedding(const Tensor& ids, const Tensor& table, Tensor& out) {
@@ -129,7 +135,8 @@ void embedding(const Tensor& ids, const Tensor& table, Tensor& out) {
       throw RuntimeError("embedding id " + std::to_string(id) + " at position " + std::to_string(i) +
                          " is out of range [0, " + std::to_string(vocab) + ")");
     }
-    if (row_bytes > 0) std::memcpy(dst + static_cast<size_t>(i) * row_bytes, src + static_cast<size_t>(id) * row_bytes, row_bytes);
+    if (row_bytes > 0)
+      std::memcpy(dst + static_cast<size_t>(i) * row_bytes, src + static_cast<size_t>(id) * row_bytes, row_bytes);
   }
 }
 

@@ -2,6 +2,7 @@
 // each device instruction to its kernel (device_kernels*.cpp).
 #include "runtime/device/simulated_chip.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -44,21 +45,27 @@ Tensor to_host(const Tensor& device) {
   return out;
 }
 
-// bfp8_b weight -> bf16 tensor holding exactly the decoded values.
+// bfp8_b weight -> bf16 tensor holding exactly the decoded values (the
+// layout of core/dtype.h: per block one shared exponent byte, then 16 bytes of
+// sign | 7-bit mantissa; value = mantissa * 2^(exponent - 127 - 6)). A 7-bit
+// mantissa times a power of two is exact in f32 and in bf16.
 Tensor decode_block_format(const Tensor& t) {
   Tensor out(DType::BF16, t.shape());
   const auto* src = static_cast<const uint8_t*>(t.raw_data());
   uint16_t* o = out.data<uint16_t>();
   const int64_t n = t.numel();
-  constexpr int64_t kChunk = int64_t{kBfp8BlockSize} * 1024;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  k::parallel_ranges(chunks, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> values(static_cast<size_t>(kChunk));
-    for (int64_t c = begin; c < end; ++c) {
-      const int64_t first = c * kChunk;
-      const int64_t count = std::min(kChunk, n - first);
-      decode_bfp8_b(src + (first / kBfp8BlockSize) * static_cast<int64_t>(kBfp8BlockBytes), count, values.data());
-      for (int64_t i = 0; i < count; ++i) o[first + i] = k::store_bf16(values[static_cast<size_t>(i)]);
+  const int64_t blocks = (n + kBfp8BlockSize - 1) / kBfp8BlockSize;
+  k::parallel_ranges(blocks, 4096, [&](int64_t begin, int64_t end) {
+    for (int64_t blk = begin; blk < end; ++blk) {
+      const uint8_t* block = src + blk * static_cast<int64_t>(kBfp8BlockBytes);
+      const float scale = std::ldexp(1.0f, static_cast<int>(block[0]) - 127 - 6);
+      const int64_t first = blk * kBfp8BlockSize;
+      const int64_t count = std::min<int64_t>(kBfp8BlockSize, n - first);
+      for (int64_t i = 0; i < count; ++i) {
+        const uint8_t byte = block[1 + i];
+        const float magnitude = static_cast<float>(byte & 0x7fu) * scale;
+        o[first + i] = k::store_bf16((byte & 0x80u) ? -magnitude : magnitude);
+      }
     }
   });
   return out;
@@ -71,26 +78,42 @@ void dispatch(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Te
   if (is_binary_elementwise(kind)) return k::binary(kind, *in[0], *in[1], out);
   const Tensor* third = in.size() > 2 ? in[2] : nullptr;
   switch (kind) {
-    case OpKind::Cast: return k::cast(*in[0], out);
-    case OpKind::Constant: return k::constant(attrs, out);
-    case OpKind::Matmul: return k::matmul(*in[0], *in[1], out);
-    case OpKind::Linear: return k::linear(*in[0], *in[1], third, out);
-    case OpKind::Conv2d: return k::conv2d(*in[0], *in[1], third, attrs, out);
+    case OpKind::Cast:
+      return k::cast(*in[0], out);
+    case OpKind::Constant:
+      return k::constant(attrs, out);
+    case OpKind::Matmul:
+      return k::matmul(*in[0], *in[1], out);
+    case OpKind::Linear:
+      return k::linear(*in[0], *in[1], third, out);
+    case OpKind::Conv2d:
+      return k::conv2d(*in[0], *in[1], third, attrs, out);
     case OpKind::MaxPool2d:
     case OpKind::AvgPool2d:
-    case OpKind::GlobalAvgPool2d: return k::pool2d(kind, attrs, *in[0], out);
-    case OpKind::BatchNorm: return k::batch_norm(*in[0], *in[1], *in[2], *in[3], *in[4], attrs, out);
-    case OpKind::LayerNorm: return k::layer_norm(*in[0], *in[1], *in[2], attrs, out);
-    case OpKind::Softmax: return k::softmax(*in[0], attrs, out);
-    case OpKind::Embedding: return k::embedding(*in[0], *in[1], out);
-    case OpKind::Reshape: return k::copy_reshape(*in[0], out);
-    case OpKind::Transpose: return k::transpose(*in[0], attrs, out);
-    case OpKind::Concat: return k::concat(in, attrs, out);
-    case OpKind::Slice: return k::slice(*in[0], attrs, out);
+    case OpKind::GlobalAvgPool2d:
+      return k::pool2d(kind, attrs, *in[0], out);
+    case OpKind::BatchNorm:
+      return k::batch_norm(*in[0], *in[1], *in[2], *in[3], *in[4], attrs, out);
+    case OpKind::LayerNorm:
+      return k::layer_norm(*in[0], *in[1], *in[2], attrs, out);
+    case OpKind::Softmax:
+      return k::softmax(*in[0], attrs, out);
+    case OpKind::Embedding:
+      return k::embedding(*in[0], *in[1], out);
+    case OpKind::Reshape:
+      return k::copy_reshape(*in[0], out);
+    case OpKind::Transpose:
+      return k::transpose(*in[0], attrs, out);
+    case OpKind::Concat:
+      return k::concat(in, attrs, out);
+    case OpKind::Slice:
+      return k::slice(*in[0], attrs, out);
     case OpKind::ReduceSum:
     case OpKind::ReduceMean:
-    case OpKind::ReduceMax: return k::reduce(kind, *in[0], attrs, out);
-    default: break;
+    case OpKind::ReduceMax:
+      return k::reduce(kind, *in[0], attrs, out);
+    default:
+      break;
   }
   throw RuntimeError("no device kernel for op '" + std::string(op_name(kind)) + "'");
 }
@@ -111,12 +134,17 @@ void perturb(Tensor& out, size_t instr_index) {
 class Dram {
  public:
   Dram(const DeviceProgram& program, int64_t capacity, std::string chip, ExecutionStats& stats)
-      : program_(program), capacity_(capacity), chip_(std::move(chip)), stats_(stats),
-        tensors_(program.buffers.size()), live_(program.buffers.size(), false) {}
+      : program_(program),
+        capacity_(capacity),
+        chip_(std::move(chip)),
+        stats_(stats),
+        tensors_(program.buffers.size()),
+        live_(program.buffers.size(), false) {}
 
   void allocate(int32_t id, const std::string& doing, Tensor data) {
     const int64_t bytes = program_.buffers[static_cast<size_t>(id)].device_bytes;
-    if (live_[static_cast<size_t>(id)]) throw RuntimeError(chip_ + ": buffer #" + std::to_string(id) + " written twice");
+    if (live_[static_cast<size_t>(id)])
+      throw RuntimeError(chip_ + ": buffer #" + std::to_string(id) + " written twice");
     if (used_ + bytes > capacity_) {
       throw OutOfMemoryError(chip_ + ": out of DRAM " + doing + ": need " + std::to_string(bytes) + " bytes, " +
                              std::to_string(used_) + " of " + std::to_string(capacity_) + " in use");

@@ -48,9 +48,9 @@ TEST(TilePaddedBytes, PadsLastTwoDimsToTiles) {
   EXPECT_EQ(tile_padded_bytes({DType::BF16, {1, 3, 224, 224}}), 3 * 224 * 224 * 2);
   EXPECT_EQ(tile_padded_bytes({DType::BF16, {1, 3, 225, 224}}), 3 * 256 * 224 * 2);
   EXPECT_EQ(tile_padded_bytes({DType::F32, {2, 3, 33, 65}}), 6 * 64 * 96 * 4);
-  EXPECT_EQ(tile_padded_bytes({DType::BF16, {5}}), 32 * 32 * 2);   // one row of tiles
+  EXPECT_EQ(tile_padded_bytes({DType::BF16, {5}}), 32 * 32 * 2);  // one row of tiles
   EXPECT_EQ(tile_padded_bytes({DType::BF16, {40}}), 32 * 64 * 2);
-  EXPECT_EQ(tile_padded_bytes({DType::BF16, {}}), 32 * 32 * 2);    // scalar: one tile
+  EXPECT_EQ(tile_padded_bytes({DType::BF16, {}}), 32 * 32 * 2);  // scalar: one tile
   EXPECT_EQ(tile_padded_bytes({DType::I64, {2, 8}}), 32 * 32 * 8);
   EXPECT_EQ(tile_padded_bytes({DType::BFP8_B, {32, 32}}), 1024 / 16 * 17);
   EXPECT_EQ(tile_padded_bytes({DType::BFP8_B, {1000, 2048}}), 1024 * 2048 / 16 * 17);
@@ -67,7 +67,7 @@ TEST(Lower, DeviceDtypesPerBufferRole) {
     EXPECT_EQ(buffer_named(p, "x").type.dtype, DType::BF16);
     EXPECT_EQ(buffer_named(p, "table").type.dtype, DType::BF16);  // embedding table: not a GEMM weight
     EXPECT_EQ(buffer_named(p, "gamma").type.dtype, DType::BF16);
-    EXPECT_EQ(buffer_named(p, "b").type.dtype, DType::BF16);      // bias stays bf16
+    EXPECT_EQ(buffer_named(p, "b").type.dtype, DType::BF16);  // bias stays bf16
     EXPECT_EQ(buffer_named(p, "w").type.dtype, wdt);
     EXPECT_EQ(buffer_named(p, "m").type.dtype, wdt);
     EXPECT_EQ(buffer_named(p, "w").kind, BufferKind::Weight);
@@ -176,11 +176,11 @@ TEST(Liveness, ReleaseListsFollowLastUse) {
   const int32_t db = p.instrs[3].output;
   EXPECT_TRUE(p.instrs[0].release.empty());
   EXPECT_TRUE(p.instrs[1].release.empty());
-  EXPECT_EQ(p.instrs[2].release, std::vector<int32_t>{ab});           // b is an output: never released
-  std::vector<int32_t> r3 = p.instrs[3].release;                     // x's last use, and the dead result
+  EXPECT_EQ(p.instrs[2].release, std::vector<int32_t>{ab});  // b is an output: never released
+  std::vector<int32_t> r3 = p.instrs[3].release;             // x's last use, and the dead result
   std::sort(r3.begin(), r3.end());
   EXPECT_EQ(r3, (std::vector<int32_t>{xb, db}));
-  EXPECT_EQ(p.instrs[4].release, std::vector<int32_t>{cb});           // e is an output
+  EXPECT_EQ(p.instrs[4].release, std::vector<int32_t>{cb});  // e is an output
 
   // Peak: input (resident) + the most activations live at once.
   const int64_t t = tile_padded_bytes({DType::BF16, {64, 64}});

@@ -123,7 +123,7 @@ TEST(DeviceOps, BinaryOnIntegers) {
   const Tensor sum = run_op(OpKind::Add, {a, b});
   EXPECT_EQ(sum.dtype(), DType::I64);
   EXPECT_EQ(values(sum), (std::vector<double>{4, -5, 33, 6}));
-  EXPECT_EQ(values(run_op(OpKind::Div, {a, b})), (std::vector<double>{0, -3, 10, 2}));  // truncating
+  EXPECT_EQ(values(run_op(OpKind::Div, {a, b})), (std::vector<double>{0, -4, 10, 2}));  // floor, as python //
   EXPECT_EQ(values(run_op(OpKind::Maximum, {a, b})), (std::vector<double>{3, 2, 30, 4}));
   EXPECT_THROW(run_op(OpKind::Div, {a, Tensor::from_i64({1}, {0})}), RuntimeError);
 }
@@ -132,7 +132,8 @@ TEST(DeviceOps, CastAndConstant) {
   const Tensor c = run_op(OpKind::Cast, {f32({4}, {1.5f, -2.75f, 3.0f, 0.0f})}, {{"dtype", std::string("i32")}});
   EXPECT_EQ(c.dtype(), DType::I32);
   EXPECT_EQ(values(c), (std::vector<double>{1, -2, 3, 0}));
-  const Tensor back = run_op(OpKind::Cast, {Tensor::from_i64({3}, {5, -300, 1 << 20})}, {{"dtype", std::string("f32")}});
+  const Tensor back =
+      run_op(OpKind::Cast, {Tensor::from_i64({3}, {5, -300, 1 << 20})}, {{"dtype", std::string("f32")}});
   EXPECT_EQ(back.dtype(), DType::F32);
   expect_close(back, {3}, {5, -300, 1 << 20});
 
@@ -147,8 +148,8 @@ TEST(DeviceOps, CastAndConstant) {
 }
 
 // Naive [batch] matmul on doubles.
-std::vector<double> matmul_expected(const std::vector<float>& a, const std::vector<float>& b, int64_t batch,
-                                    int64_t m, int64_t k, int64_t n, bool share_b = false) {
+std::vector<double> matmul_expected(const std::vector<float>& a, const std::vector<float>& b, int64_t batch, int64_t m,
+                                    int64_t k, int64_t n, bool share_b = false) {
   std::vector<double> out;
   for (int64_t p = 0; p < batch; ++p) {
     for (int64_t i = 0; i < m; ++i) {
@@ -260,12 +261,9 @@ TEST(DeviceOps, Conv2dByHand) {
 
 TEST(DeviceOps, Conv2dStridePaddingDilationGroupsBias) {
   const std::vector<ConvCase> cases = {
-      {{1, 3, 7, 7}, {4, 3, 3, 3}, 1, 1, 1, 1, true},
-      {{2, 4, 9, 8}, {6, 4, 3, 3}, 2, 1, 1, 1, false},
-      {{1, 4, 9, 9}, {4, 2, 3, 3}, 1, 2, 2, 2, true},
-      {{1, 8, 6, 6}, {8, 1, 3, 3}, 1, 1, 1, 8, true},   // depthwise
-      {{1, 16, 5, 5}, {32, 16, 1, 1}, 1, 0, 1, 1, true},
-      {{1, 3, 16, 16}, {8, 3, 7, 7}, 2, 3, 1, 1, false},
+      {{1, 3, 7, 7}, {4, 3, 3, 3}, 1, 1, 1, 1, true},    {{2, 4, 9, 8}, {6, 4, 3, 3}, 2, 1, 1, 1, false},
+      {{1, 4, 9, 9}, {4, 2, 3, 3}, 1, 2, 2, 2, true},    {{1, 8, 6, 6}, {8, 1, 3, 3}, 1, 1, 1, 8, true},  // depthwise
+      {{1, 16, 5, 5}, {32, 16, 1, 1}, 1, 0, 1, 1, true}, {{1, 3, 16, 16}, {8, 3, 7, 7}, 2, 3, 1, 1, false},
   };
   for (const ConvCase& c : cases) {
     SCOPED_TRACE(shape_to_string(c.x) + " * " + shape_to_string(c.w) + " groups " + std::to_string(c.groups));
@@ -293,13 +291,16 @@ TEST(DeviceOps, Pooling) {
   expect_close(run_op(OpKind::MaxPool2d, {t}, k2s2), {1, 1, 2, 2}, {5, 7, 13, 15});
   expect_close(run_op(OpKind::AvgPool2d, {t}, k2s2), {1, 1, 2, 2}, {2.5, 4.5, 10.5, 12.5});
   // 3x3 windows, stride 2, padding 1: corners see 4 real elements.
-  Attrs k3{{"kernel", std::vector<int64_t>{3, 3}}, {"stride", std::vector<int64_t>{2, 2}},
+  Attrs k3{{"kernel", std::vector<int64_t>{3, 3}},
+           {"stride", std::vector<int64_t>{2, 2}},
            {"padding", std::vector<int64_t>{1, 1}}};
-  expect_close(run_op(OpKind::MaxPool2d, {f32({1, 1, 4, 4}, [&] {
-                        auto v = x;
-                        for (float& e : v) e = -e;  // all negative: padding must not win
-                        return v;
-                      }())},
+  expect_close(run_op(OpKind::MaxPool2d,
+                      {f32({1, 1, 4, 4},
+                           [&] {
+                             auto v = x;
+                             for (float& e : v) e = -e;  // all negative: padding must not win
+                             return v;
+                           }())},
                       k3),
                {1, 1, 2, 2}, {0, -1, -4, -5});
   // windows (rows x cols): [0..1]x[0..1], [0..1]x[1..3], [1..3]x[0..1], [1..3]x[1..3]
@@ -334,10 +335,10 @@ TEST(DeviceOps, BatchNorm) {
     const int c = (i / 4) % 3;
     want.push_back((x[static_cast<size_t>(i)] - mean[c]) / std::sqrt(var[c] + 1e-5) * scale[c] + bias[c]);
   }
-  expect_close(run_op(OpKind::BatchNorm,
-                      {f32({2, 3, 2, 2}, x), f32({3}, scale), f32({3}, bias), f32({3}, mean), f32({3}, var)},
-                      {{"eps", 1e-5}}),
-               {2, 3, 2, 2}, want, 1e-2, 1e-2);
+  expect_close(
+      run_op(OpKind::BatchNorm, {f32({2, 3, 2, 2}, x), f32({3}, scale), f32({3}, bias), f32({3}, mean), f32({3}, var)},
+             {{"eps", 1e-5}}),
+      {2, 3, 2, 2}, want, 1e-2, 1e-2);
 }
 
 TEST(DeviceOps, LayerNorm) {
@@ -349,7 +350,8 @@ TEST(DeviceOps, LayerNorm) {
     for (int i = 0; i < 4; ++i) mean += x[static_cast<size_t>(r * 4 + i)] / 4.0;
     for (int i = 0; i < 4; ++i) var += std::pow(x[static_cast<size_t>(r * 4 + i)] - mean, 2) / 4.0;
     for (int i = 0; i < 4; ++i) {
-      want.push_back((x[static_cast<size_t>(r * 4 + i)] - mean) / std::sqrt(var + 1e-5) * gamma[static_cast<size_t>(i)] +
+      want.push_back((x[static_cast<size_t>(r * 4 + i)] - mean) / std::sqrt(var + 1e-5) *
+                         gamma[static_cast<size_t>(i)] +
                      beta[static_cast<size_t>(i)]);
     }
   }
@@ -368,8 +370,8 @@ TEST(DeviceOps, SoftmaxOnLastAndInnerAxis) {
   };
   std::vector<double> want;
   for (int r = 0; r < 2; ++r) {
-    const auto e = softmax_rows({x[static_cast<size_t>(r * 3)], x[static_cast<size_t>(r * 3 + 1)],
-                                 x[static_cast<size_t>(r * 3 + 2)]});
+    const auto e = softmax_rows(
+        {x[static_cast<size_t>(r * 3)], x[static_cast<size_t>(r * 3 + 1)], x[static_cast<size_t>(r * 3 + 2)]});
     want.insert(want.end(), e.begin(), e.end());
   }
   expect_close(run_op(OpKind::Softmax, {f32({2, 3}, x)}, {{"axis", int64_t{-1}}}), {2, 3}, want);
@@ -424,11 +426,12 @@ TEST(DeviceOps, ReshapeTransposeConcatSlice) {
   expect_close(run_op(OpKind::Slice, {f32({2, 5}, z)},
                       {{"axis", int64_t{1}}, {"start", int64_t{-4}}, {"end", int64_t{5}}, {"step", int64_t{2}}}),
                {2, 2}, {1, 3, 6, 8});
-  expect_close(run_op(OpKind::Slice, {f32({2, 5}, z)}, {{"axis", int64_t{0}}, {"start", int64_t{1}}, {"end", int64_t{9}}}),
-               {1, 5}, {5, 6, 7, 8, 9});
+  expect_close(
+      run_op(OpKind::Slice, {f32({2, 5}, z)}, {{"axis", int64_t{0}}, {"start", int64_t{1}}, {"end", int64_t{9}}}),
+      {1, 5}, {5, 6, 7, 8, 9});
   // Integers move unchanged.
-  const Tensor ids = run_op(OpKind::Transpose, {Tensor::from_i64({2, 2}, {1, 2, 3, 4})},
-                            {{"perm", std::vector<int64_t>{1, 0}}});
+  const Tensor ids =
+      run_op(OpKind::Transpose, {Tensor::from_i64({2, 2}, {1, 2, 3, 4})}, {{"perm", std::vector<int64_t>{1, 0}}});
   EXPECT_EQ(ids.dtype(), DType::I64);
   EXPECT_EQ(values(ids), (std::vector<double>{1, 3, 2, 4}));
 }
@@ -465,8 +468,8 @@ TEST(DeviceOps, Reductions) {
     sum02.push_back(s);
   }
   expect_close(run_op(OpKind::ReduceSum, {t}, {{"axes", std::vector<int64_t>{0, -1}}}), {3}, sum02);
-  const Tensor isum = run_op(OpKind::ReduceSum, {Tensor::from_i64({2, 2}, {1, 2, 3, 4})},
-                             {{"axes", std::vector<int64_t>{0}}});
+  const Tensor isum =
+      run_op(OpKind::ReduceSum, {Tensor::from_i64({2, 2}, {1, 2, 3, 4})}, {{"axes", std::vector<int64_t>{0}}});
   EXPECT_EQ(values(isum), (std::vector<double>{4, 6}));
 }
 

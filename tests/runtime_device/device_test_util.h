@@ -19,8 +19,7 @@ using NamedTensors = std::map<std::string, Tensor>;
 
 // Compiles `graph` and executes it on one simulated chip.
 inline std::vector<Tensor> run_device(const Graph& graph, const NamedTensors& inputs,
-                                      const compiler::CompileOptions& options = {},
-                                      const runtime::ChipSpec& spec = {},
+                                      const compiler::CompileOptions& options = {}, const runtime::ChipSpec& spec = {},
                                       runtime::ExecutionStats* stats = nullptr) {
   const DeviceProgram program = compiler::compile(graph, options);
   runtime::SimulatedChip chip(spec);
@@ -53,8 +52,8 @@ inline void expect_close(const Tensor& got, const Shape& shape, const std::vecto
   ASSERT_EQ(static_cast<size_t>(got.numel()), want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     const double g = got.element_as_double(static_cast<int64_t>(i));
-    EXPECT_LE(std::fabs(g - want[i]), rel * std::fabs(want[i]) + abs) << "element " << i << ": got " << g
-                                                                       << ", want " << want[i];
+    EXPECT_LE(std::fabs(g - want[i]), rel * std::fabs(want[i]) + abs)
+        << "element " << i << ": got " << g << ", want " << want[i];
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 #include "core/error.h"
 #include "core/rng.h"
@@ -114,8 +115,11 @@ TEST(SimulatedChip, ChecksInputs) {
   SimulatedChip chip(ChipSpec{});
   EXPECT_THAT([&] { chip.execute(program, {}); },
               ::testing::ThrowsMessage<RuntimeError>(HasSubstr("chip 0: missing input 'x'")));
-  EXPECT_THAT([&] { chip.execute(program, {{"x", random_normal({64, 64}, 1)}}); },
-              ::testing::ThrowsMessage<RuntimeError>(HasSubstr("input 'x' has shape [64,64]")));
+  EXPECT_THAT(
+      [&] {
+        chip.execute(program, {{"x", random_normal({64, 64}, 1)}});
+      },
+      ::testing::ThrowsMessage<RuntimeError>(HasSubstr("input 'x' has shape [64,64]")));
 }
 
 TEST(SimulatedChip, IntegerAndPassThroughOutputs) {
@@ -236,6 +240,52 @@ TEST(SimulatedChip, Bfp8WeightsPath) {
       den += std::pow(results[0][i][j], 2);
     }
     EXPECT_LT(std::sqrt(num / den), 0.05);
+  }
+}
+
+// Two chips executing at once (as a mesh does) share only the primitive
+// caches; both must produce the single-threaded result.
+TEST(SimulatedChip, ConcurrentChipsAgree) {
+  const Graph graph = gemm_graph();
+  const DeviceProgram program = compiler::compile(graph, {});
+  const NamedTensors in = {{"x", random_normal({4, 64}, 31)}, {"img", random_normal({1, 8, 6, 6}, 32)}};
+  std::vector<std::vector<double>> expected;
+  for (const Tensor& t : SimulatedChip(ChipSpec{}).execute(program, in)) expected.push_back(values(t));
+  std::vector<std::vector<double>> got[2];
+  std::vector<std::thread> threads;
+  for (int c = 0; c < 2; ++c) {
+    threads.emplace_back([&, c] {
+      SimulatedChip chip(ChipSpec{}, c);
+      for (int rep = 0; rep < 5; ++rep) {
+        got[c].clear();
+        for (const Tensor& t : chip.execute(program, in)) got[c].push_back(values(t));
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(got[0], expected);
+  EXPECT_EQ(got[1], expected);
+}
+
+// linear(I, w) = w^T exactly, so the device's bfp8_b decoding can be compared
+// bit for bit with core's decode_bfp8_b, across blocks of wide dynamic range.
+TEST(SimulatedChip, Bfp8DecodingMatchesCore) {
+  const int64_t n = 48, k = 32;
+  std::vector<float> w(static_cast<size_t>(n * k));
+  Rng rng(99);
+  for (float& v : w) v = static_cast<float>(rng.normal() * std::pow(10.0, rng.uniform_int(-12, 13)));
+  std::vector<float> eye(static_cast<size_t>(k * k), 0.0f);
+  for (int64_t i = 0; i < k; ++i) eye[static_cast<size_t>(i * k + i)] = 1.0f;
+  GraphBuilder g("decode");
+  const ValueId x = g.input("x", DType::F32, {k, k});
+  g.output("wt", g.linear(x, g.weight("w", Tensor::from_f32({n, k}, w))));
+  compiler::CompileOptions opt;
+  opt.weight_dtype = DType::BFP8_B;
+  const std::vector<Tensor> out = run_device(g.finish(), {{"x", Tensor::from_f32({k, k}, eye)}}, opt);
+  const std::vector<float> decoded = Tensor::from_f32({n, k}, w).to(DType::BFP8_B).to_f32_vector();
+  const float* got = out[0].data<float>();
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < n; ++j) ASSERT_EQ(got[i * n + j], decoded[static_cast<size_t>(j * k + i)]) << i << "," << j;
   }
 }
 
