@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/attrs.h"
+#include "core/parallel.h"
 #include "core/ops.h"
 #include "core/tensor.h"
 
@@ -36,17 +37,6 @@ inline uint16_t store_bf16(float value) {
   return static_cast<uint16_t>(bits >> 16);
 }
 
-// Runs fn(begin, end) over [0, n) in chunks of at least `grain` on oneTBB.
-template <class Fn>
-void parallel_ranges(int64_t n, int64_t grain, const Fn& fn) {
-  if (n <= 0) return;
-  if (n <= grain) {
-    fn(int64_t{0}, n);
-    return;
-  }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
-                    [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); });
-}
 
 // Throws RuntimeError unless `t` is bf16 (what every float kernel expects).
 void require_bf16(const Tensor& t, const char* what);

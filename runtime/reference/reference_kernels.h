@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/attrs.h"
+#include "core/parallel.h"
 #include "core/ops.h"
 #include "core/tensor.h"
 
@@ -60,18 +61,6 @@ size_t element_bytes(DType dtype);
 // A two-value attribute such as stride=[sh,sw] (both `fallback` when absent).
 std::vector<int64_t> pair_attr(const Attrs& attrs, const std::string& name, int64_t fallback);
 
-// Runs fn(begin, end) over [0, n) in TBB chunks of at least `grain` items
-// (inline when n fits in one chunk).
-template <class F>
-void parallel_ranges(int64_t n, int64_t grain, F&& fn) {
-  if (n <= 0) return;
-  if (n <= grain) {
-    fn(int64_t{0}, n);
-    return;
-  }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
-                    [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); });
-}
 
 // Elements per task for cheap per-element loops.
 constexpr int64_t kElementGrain = 1 << 15;
