@@ -1,19 +1,27 @@
-// The compile pipeline: verify -> lower structure -> plan memory -> weights.
-// Memory is planned before any weight is materialized, so a model too large
-// for the device fails fast without allocating its weights.
+// The compile pipeline: the registry's passes under the pass manager, then
+// (separately, at load time) weight materialization. Memory is planned before
+// any weight is materialized, so a model too large for the device fails fast.
 #include "compiler/compile.h"
 
-#include "compiler/liveness.h"
 #include "compiler/lower.h"
+#include "core/error.h"
 
 namespace meshtest::compiler {
 
+CompileResult compile_program(const Graph& graph, const CompileOptions& options, const DumpHook& dump) {
+  CompileUnit unit{graph, std::nullopt, options, {}};
+  PassManager manager = PassManager::default_pipeline(options);
+  manager.run(unit, dump);
+  if (!unit.program) throw CompileError("the pipeline did not lower the graph (was 'lower' skipped?)");
+  return {std::move(*unit.program), std::move(unit.stats), manager.runs()};
+}
+
+void load_weights(const Graph& graph, DeviceProgram& program) { lower_weights(graph, program); }
+
 DeviceProgram compile(const Graph& graph, const CompileOptions& options) {
-  verify_graph(graph);
-  DeviceProgram program = lower_graph(graph, options);
-  plan_memory(program, options.dram_capacity_bytes);
-  lower_weights(graph, program);
-  return program;
+  CompileResult result = compile_program(graph, options);
+  load_weights(graph, result.program);
+  return std::move(result.program);
 }
 
 }  // namespace meshtest::compiler

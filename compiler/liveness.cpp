@@ -77,20 +77,25 @@ void plan_memory(DeviceProgram& program, int64_t dram_capacity_bytes) {
 
   // Sweep: the output of instruction i is allocated before it runs; its
   // releases happen after it has run.
+  // Activations placed in L1 count against L1, not DRAM.
   int64_t live = 0;
   int64_t peak_live = 0;
   int64_t peak_instr = -1;
+  int64_t live_l1 = 0;
+  program.planned_peak_l1_bytes = 0;
+  auto slot = [&](const DeviceBuffer& b) -> int64_t& { return b.space == MemorySpace::L1 ? live_l1 : live; };
   for (size_t i = 0; i < program.instrs.size(); ++i) {
     const DeviceInstr& instr = program.instrs[i];
-    live += program.buffers[static_cast<size_t>(instr.output)].device_bytes;
+    const DeviceBuffer& out = program.buffers[static_cast<size_t>(instr.output)];
+    slot(out) += out.device_bytes;
+    program.planned_peak_l1_bytes = std::max(program.planned_peak_l1_bytes, live_l1);
     if (live > peak_live || peak_instr < 0) {
       peak_live = std::max(peak_live, live);
       peak_instr = static_cast<int64_t>(i);
     }
     for (int32_t b : instr.release) {
-      if (program.buffers[static_cast<size_t>(b)].kind == BufferKind::Activation) {
-        live -= program.buffers[static_cast<size_t>(b)].device_bytes;
-      }
+      const DeviceBuffer& released = program.buffers[static_cast<size_t>(b)];
+      if (released.kind == BufferKind::Activation) slot(released) -= released.device_bytes;
     }
   }
   program.planned_peak_dram_bytes = resident_bytes + peak_live;
@@ -100,7 +105,7 @@ void plan_memory(DeviceProgram& program, int64_t dram_capacity_bytes) {
   for (const DeviceBuffer& b : program.buffers) {
     const auto id = static_cast<size_t>(b.id);
     bool live_at_peak = b.kind != BufferKind::Activation;
-    if (!live_at_peak && peak_instr >= 0) {
+    if (!live_at_peak && peak_instr >= 0 && b.space == MemorySpace::Dram) {
       live_at_peak = producer[id] <= peak_instr && (release_at[id] < 0 || release_at[id] >= peak_instr);
     }
     if (live_at_peak) at_peak.push_back({describe_buffer(program, b, producer), b.device_bytes});

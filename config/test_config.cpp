@@ -1,11 +1,19 @@
-// Loading test_config YAML files into TestEntry records with positioned diagnostics.
+// Loading test_config files: the file set, each document's top level
+// (test_config, PLACEHOLDER_MODELS), and merging with duplicate detection
+// within and across files.
 #include "config/test_config.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <filesystem>
-#include <functional>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "config/entry_reader.h"
+#include "config/nearest_name.h"
+#include "config/yaml_tree.h"
 
 namespace meshtest::config {
 
@@ -13,146 +21,178 @@ namespace {
 
 namespace fs = std::filesystem;
 
-SourceLocation at(const std::string& file, const YAML::Node& node) {
-  const YAML::Mark m = node.Mark();
-  return {file, m.line + 1, m.column + 1};
+constexpr std::string_view kTestConfigKey = "test_config";
+constexpr std::string_view kPlaceholdersKey = "PLACEHOLDER_MODELS";
+
+const std::vector<std::string>& top_level_keys() {
+  static const std::vector<std::string> keys = {std::string(kTestConfigKey), std::string(kPlaceholdersKey)};
+  return keys;
 }
 
-class EntryReader {
- public:
-  EntryReader(std::string file, std::vector<Diagnostic>& diags) : file_(std::move(file)), diags_(diags) {}
-
-  void error(const YAML::Node& node, const std::string& message) { diags_.push_back({at(file_, node), message}); }
-
-  std::optional<double> number(const YAML::Node& node, const std::string& field, double lo, double hi) {
-    try {
-      const double v = node.as<double>();
-      if (v < lo || v > hi) {
-        error(node, "field '" + field + "' must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-        return std::nullopt;
-      }
-      return v;
-    } catch (const YAML::Exception&) {
-      error(node, "field '" + field + "' must be a number");
-      return std::nullopt;
-    }
+// Inserts `value` under `key` unless it is there already, in which case the
+// second place is reported naming the first.
+template <class T>
+void insert_unique(std::map<std::string, T>& into, const std::string& key, T value, const SourceLocation& where,
+                   const std::string& what, std::vector<Diagnostic>& diags,
+                   const SourceLocation& (*location_of)(const T&)) {
+  auto [it, inserted] = into.emplace(key, std::move(value));
+  if (!inserted) {
+    diags.push_back({where, "duplicate " + what + " '" + key + "' (first defined at " +
+                                location_of(it->second).to_string() + ")"});
   }
+}
 
-  std::optional<bool> boolean(const YAML::Node& node, const std::string& field) {
-    try {
-      return node.as<bool>();
-    } catch (const YAML::Exception&) {
-      error(node, "field '" + field + "' must be true or false");
-      return std::nullopt;
-    }
-  }
+const SourceLocation& entry_location(const TestEntry& e) { return e.defined_at; }
+const SourceLocation& placeholder_location(const Placeholder& p) { return p.entry.defined_at; }
 
-  std::string scalar(const YAML::Node& node, const std::string& field) {
-    if (!node.IsScalar()) {
-      error(node, "field '" + field + "' must be a string");
-      return {};
-    }
-    return node.Scalar();
-  }
-
-  TestEntry read(const YAML::Node& key, const YAML::Node& body) {
-    TestEntry e;
-    e.defined_at = at(file_, key);
-    if (!body.IsMap()) {
-      error(body, "entry for '" + key.Scalar() + "' must be a mapping of fields");
-      return e;
-    }
-    const std::map<std::string, std::function<void(const YAML::Node&)>> fields = {
-        {"status", [&](const YAML::Node& n) {
-           const std::string s = scalar(n, "status");
-           if (auto v = parse_status(s)) e.status = *v;
-           else error(n, "invalid status '" + s + "' (allowed: " + join(all_status_names()) + ")");
-         }},
-        {"reason", [&](const YAML::Node& n) { e.reason = scalar(n, "reason"); }},
-        {"bringup_status", [&](const YAML::Node& n) {
-           const std::string s = scalar(n, "bringup_status");
-           if (auto v = parse_bringup(s)) e.bringup_status = v;
-           else error(n, "invalid bringup_status '" + s + "' (allowed: " + join(all_bringup_names()) + ")");
-         }},
-        {"required_pcc", [&](const YAML::Node& n) { e.required_pcc = number(n, "required_pcc", 0.0, 1.0); }},
-        {"assert_pcc", [&](const YAML::Node& n) { e.assert_pcc = boolean(n, "assert_pcc"); }},
-        {"required_atol", [&](const YAML::Node& n) { e.required_atol = number(n, "required_atol", 0.0, 1e30); }},
-        {"assert_atol", [&](const YAML::Node& n) { e.assert_atol = boolean(n, "assert_atol"); }},
-        {"assert_allclose", [&](const YAML::Node& n) { e.assert_allclose = boolean(n, "assert_allclose"); }},
-        {"allclose_rtol", [&](const YAML::Node& n) { e.allclose_rtol = number(n, "allclose_rtol", 0.0, 1e30); }},
-        {"allclose_atol", [&](const YAML::Node& n) { e.allclose_atol = number(n, "allclose_atol", 0.0, 1e30); }},
-        {"markers", [&](const YAML::Node& n) {
-           if (n.IsScalar()) e.markers.push_back(n.Scalar());
-           else if (n.IsSequence()) for (const auto& m : n) e.markers.push_back(scalar(m, "markers"));
-           else error(n, "field 'markers' must be a string or a list of strings");
-         }},
-    };
-    for (const auto& kv : body) {
-      const std::string name = kv.first.Scalar();
-      auto it = fields.find(name);
-      if (it == fields.end()) {
-        error(kv.first, "unknown field '" + name + "'");
-        continue;
-      }
-      it->second(kv.second);
-    }
-    return e;
-  }
-
- private:
-  static std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-  }
-
-  std::string file_;
-  std::vector<Diagnostic>& diags_;
-};
-
-void load_file(const std::string& file, TestConfig& config, std::vector<Diagnostic>& diags) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::Exception& e) {
-    diags.push_back({{file, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: " + e.msg});
+// Calls `each(key, value)` for every entry of a `test_config:` or
+// `PLACEHOLDER_MODELS:` mapping whose key is a usable name.
+template <class Each>
+void for_each_named(const YamlNode& section, std::string_view section_name, ValueReader& reader, Each each) {
+  if (section.kind == YamlNode::Kind::Null) return;  // an empty section
+  if (section.kind != YamlNode::Kind::Map) {
+    reader.error(section, "'" + std::string(section_name) + "' must be a mapping, got " + section.describe());
     return;
   }
-  if (!root || root.IsNull()) return;
-  const YAML::Node tests = root.IsMap() ? root["test_config"] : YAML::Node();
-  if (!tests) {
-    diags.push_back({at(file, root), "expected a top-level 'test_config:' mapping"});
-    return;
-  }
-  if (!tests.IsMap()) {
-    diags.push_back({at(file, tests), "'test_config' must map test ids to entries"});
-    return;
-  }
-  EntryReader reader(file, diags);
-  for (const auto& kv : tests) {
-    const std::string id = kv.first.Scalar();
-    TestEntry entry = reader.read(kv.first, kv.second);
-    auto [it, inserted] = config.entries.emplace(id, entry);
-    if (!inserted) {
-      diags.push_back({entry.defined_at, "duplicate test id '" + id + "' (first defined at " +
-                                             it->second.defined_at.to_string() + ")"});
+  for (size_t i = 0; i < section.map_size(); ++i) {
+    const YamlNode& key = section.key(i);
+    if (!key.is_scalar() || key.value.empty()) {
+      reader.error(key, "names in '" + std::string(section_name) + "' must be non-empty strings, got " +
+                            key.describe());
+      continue;
     }
+    each(key, section.value_at(i));
   }
+}
+
+std::string read_file(const std::string& path, std::vector<Diagnostic>& diags) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.push_back({{path, 1, 1}, "cannot read file"});
+    return {};
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace
 
-TestConfig load_test_config(const std::string& dir, std::vector<Diagnostic>& diagnostics) {
+std::string placeholder_test_id(std::string_view name) {
+  std::string id = "placeholder/";
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    id += std::isspace(u) ? '_' : static_cast<char>(std::tolower(u));
+  }
+  return id;
+}
+
+namespace {
+
+// One file's entries and problems, before merging with the other files.
+struct FileConfig {
   TestConfig config;
-  if (!fs::is_directory(dir)) return config;
+  std::vector<Diagnostic> diags;
+};
+
+void parse_file_text(std::string_view text, const std::string& file, TestConfig& config,
+                     std::vector<Diagnostic>& diags) {
+  config.files.push_back(file);
+  const std::optional<YamlNode> root = parse_yaml(text, file, diags);
+  if (!root || root->kind == YamlNode::Kind::Null) return;
+  ValueReader reader(file, diags);
+  if (root->kind != YamlNode::Kind::Map) {
+    reader.error(*root, "expected a top-level 'test_config:' or 'PLACEHOLDER_MODELS:' mapping, got " +
+                            root->describe());
+    return;
+  }
+  EntryReader entries(reader);
+  std::map<std::string, const YamlNode*> seen;
+  for (size_t i = 0; i < root->map_size(); ++i) {
+    const YamlNode& key = root->key(i);
+    const YamlNode& section = root->value_at(i);
+    if (!key.is_scalar() || !std::count(top_level_keys().begin(), top_level_keys().end(), key.value)) {
+      std::string message = "unknown top-level key " + key.describe();
+      if (auto near = did_you_mean(key.value, top_level_keys())) message += " (did you mean '" + *near + "'?)";
+      reader.error(key, message + "; a test_config file holds 'test_config:' and/or 'PLACEHOLDER_MODELS:'");
+      continue;
+    }
+    if (auto [it, inserted] = seen.emplace(key.value, &key); !inserted) {
+      reader.error(key, "duplicate key '" + key.value + "' (first at " + it->second->where(file).to_string() + ")");
+      continue;
+    }
+    if (key.value == kTestConfigKey) {
+      for_each_named(section, kTestConfigKey, reader, [&](const YamlNode& id, const YamlNode& body) {
+        insert_unique(config.entries, id.value, entries.read_entry(id, body), id.where(file), "test id", diags,
+                      entry_location);
+      });
+    } else {
+      for_each_named(section, kPlaceholdersKey, reader, [&](const YamlNode& name, const YamlNode& body) {
+        insert_unique(config.placeholders, placeholder_test_id(name.value), entries.read_placeholder(name, body),
+                      name.where(file), "placeholder", diags, placeholder_location);
+      });
+    }
+  }
+}
+
+// Adds one file's result to the merged config; an id or placeholder already
+// defined by an earlier file is reported at this file's place.
+void merge(FileConfig&& part, TestConfig& into, std::vector<Diagnostic>& diags) {
+  diags.insert(diags.end(), std::make_move_iterator(part.diags.begin()), std::make_move_iterator(part.diags.end()));
+  into.files.insert(into.files.end(), part.config.files.begin(), part.config.files.end());
+  for (auto& [id, entry] : part.config.entries) {
+    const SourceLocation where = entry.defined_at;
+    insert_unique(into.entries, id, std::move(entry), where, "test id", diags, entry_location);
+  }
+  for (auto& [id, placeholder] : part.config.placeholders) {
+    const SourceLocation where = placeholder.entry.defined_at;
+    insert_unique(into.placeholders, id, std::move(placeholder), where, "placeholder", diags, placeholder_location);
+  }
+}
+
+// Reads and parses every file, on as many threads as there are cores (the
+// files are independent; yaml-cpp's scanner is the cost), then merges them
+// in path order so the result and its diagnostics do not depend on timing.
+std::vector<FileConfig> parse_files(const std::vector<std::string>& files) {
+  std::vector<FileConfig> parts(files.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next++) < files.size();) {
+      const std::string text = read_file(files[i], parts[i].diags);
+      parse_file_text(text, files[i], parts[i].config, parts[i].diags);
+    }
+  };
+  const size_t threads = std::min<size_t>(files.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return parts;
+}
+
+}  // namespace
+
+void load_test_config_text(std::string_view text, const std::string& file, TestConfig& config,
+                           std::vector<Diagnostic>& diags) {
+  FileConfig part;
+  parse_file_text(text, file, part.config, part.diags);
+  merge(std::move(part), config, diags);
+}
+
+TestConfig load_test_config(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  TestConfig config;
   std::vector<std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.is_regular_file() && (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml")) {
-      files.push_back(entry.path().string());
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    files.push_back(path);
+  } else if (fs::is_directory(path, ec)) {
+    for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
+      const auto ext = entry.path().extension();
+      if (entry.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(entry.path().string());
     }
   }
   std::sort(files.begin(), files.end());
-  for (const std::string& f : files) load_file(f, config, diagnostics);
+  for (FileConfig& part : parse_files(files)) merge(std::move(part), config, diagnostics);
   return config;
 }
 

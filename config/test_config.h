@@ -1,6 +1,7 @@
 // Expectations from test_config/**/*.yaml: per test id, the expected status
-// and the thresholds of its checks. Every problem found while loading becomes
-// a diagnostic "file:line:column: message" (1-based); loading goes on so all
+// and the thresholds of its checks, plus PLACEHOLDER_MODELS (planned models
+// reported as NOT_STARTED). Every problem found while loading becomes a
+// diagnostic "file:line:column: message" (1-based); loading goes on so all
 // problems are reported in one pass.
 #pragma once
 
@@ -8,24 +9,15 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "config/diagnostic.h"
 #include "config/test_status.h"
 
 namespace meshtest::config {
 
-struct SourceLocation {
-  std::string file;
-  int line = 0;    // 1-based
-  int column = 0;  // 1-based
-  std::string to_string() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
-};
-
-struct Diagnostic {
-  SourceLocation where;
-  std::string message;
-  std::string to_string() const { return where.to_string() + ": " + message; }
-};
+struct ArchOverride;
 
 struct TestEntry {
   TestStatus status = TestStatus::Unspecified;
@@ -46,21 +38,52 @@ struct TestEntry {
   std::optional<bool> enable_weight_bfp8_conversion;
   std::optional<std::string> execution_pass;  // FORWARD | BACKWARD
   std::vector<std::string> filechecks;        // FileCheck pattern files run against --serialize dumps
-  std::optional<double> timeout_seconds;      // meshtest's own: per-case deadline
+  std::optional<double> timeout_seconds;      // meshtest's own (`timeout`): per-case deadline
   bool flaky = false;                         // meshtest's own: failures do not fail the run
+  std::vector<ArchOverride> arch_overrides;   // as written; see config/arch_overrides.h
+  SourceLocation defined_at;                  // the id's key
+  // Field name (as in YAML) -> where its value is written. Only fields the
+  // YAML sets appear; after arch resolution, overridden fields point into
+  // the arch_overrides block.
+  std::map<std::string, SourceLocation> sources;
+};
+
+// arch_overrides.<arch>: the fields set here (those in fields.sources)
+// replace the entry's own when running on `arch`.
+struct ArchOverride {
+  std::string arch;
+  TestEntry fields;
   SourceLocation defined_at;
 };
 
+// A planned model without a loader yet: PLACEHOLDER_MODELS.<name>. The
+// runner reports it as a skipped case with its bring-up status (NOT_STARTED
+// unless the YAML says otherwise).
+struct Placeholder {
+  std::string name;  // as written, e.g. "meta-llama/Llama-3.1-405B"
+  TestEntry entry;   // bringup_status and reason only
+  BringupStatus bringup() const { return entry.bringup_status.value_or(BringupStatus::NotStarted); }
+};
+
+// "placeholder/<name in lower case, blanks as _>": the id of a placeholder's case.
+std::string placeholder_test_id(std::string_view name);
+
 struct TestConfig {
-  std::map<std::string, TestEntry> entries;  // test id -> entry
+  std::map<std::string, TestEntry> entries;         // test id -> entry
+  std::map<std::string, Placeholder> placeholders;  // placeholder_test_id -> placeholder
+  std::vector<std::string> files;                   // loaded, in load order
   const TestEntry* find(const std::string& test_id) const {
     auto it = entries.find(test_id);
     return it == entries.end() ? nullptr : &it->second;
   }
 };
 
-// Loads and merges every *.yaml under `dir` (recursively, sorted by path).
-// A missing directory gives an empty config.
-TestConfig load_test_config(const std::string& dir, std::vector<Diagnostic>& diagnostics);
+// Loads and merges every *.yaml / *.yml under `path` (recursively, sorted by
+// path), or the one file `path` names. A missing path gives an empty config.
+TestConfig load_test_config(const std::string& path, std::vector<Diagnostic>& diagnostics);
+
+// Adds one file's text to `config` (what load_test_config does per file).
+void load_test_config_text(std::string_view text, const std::string& file, TestConfig& config,
+                           std::vector<Diagnostic>& diagnostics);
 
 }  // namespace meshtest::config

@@ -21,6 +21,9 @@ namespace meshtest {
 constexpr int64_t kTileSide = 32;
 
 enum class BufferKind { Input, Weight, Activation };
+// Where a buffer lives: device DRAM, or on-chip SRAM (L1) sharded over the
+// core grid (chosen by the compiler's plan-memory pass at optimization level 2).
+enum class MemorySpace { Dram, L1 };
 
 struct DeviceBuffer {
   int32_t id = 0;
@@ -28,6 +31,7 @@ struct DeviceBuffer {
   TensorType type;           // device dtype: bf16 activations, bf16/bfp8_b weights, ints as-is
   std::string name;          // graph input or weight name; empty for activations
   int64_t device_bytes = 0;  // tile-padded footprint
+  MemorySpace space = MemorySpace::Dram;
 };
 
 struct DeviceInstr {
@@ -43,9 +47,12 @@ struct DeviceProgram {
   std::string name;
   std::vector<DeviceBuffer> buffers;
   std::vector<DeviceInstr> instrs;
-  std::map<int32_t, Tensor> weights;                      // buffer id -> data in device dtype
+  // buffer id -> data in the buffer's device dtype once compiled. While the
+  // compiler works, only weights it made itself (const-eval) have data here.
+  std::map<int32_t, Tensor> weights;
   std::vector<std::pair<std::string, int32_t>> outputs;  // graph output name -> buffer id
   int64_t planned_peak_dram_bytes = 0;
+  int64_t planned_peak_l1_bytes = 0;  // per chip, summed over its cores
 };
 
 // Bytes a tensor of `type` occupies on the device: the last two dims padded to

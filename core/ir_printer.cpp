@@ -161,22 +161,7 @@ class Printer {
       line += value_ref(op.inputs[i]);
     }
     line += ')';
-    if (!op.attrs.values().empty()) {
-      line += " {";
-      bool first = true;
-      for (const auto& [key, value] : op.attrs.values()) {
-        if (!first) line += ", ";
-        first = false;
-        if (is_identifier(key)) {
-          line += key;
-        } else {
-          append_quoted(line, key);
-        }
-        line += " = ";
-        std::visit(AttrPrinter{line}, value);
-      }
-      line += '}';
-    }
+    line += print_attrs(op.attrs);
     line += " : " + type_of(op.output) + "\n";
     out_ += line;
     names_.emplace(op.output, "%" + std::to_string(index));
@@ -190,5 +175,24 @@ class Printer {
 }  // namespace
 
 std::string print_graph(const Graph& graph) { return Printer(graph).print(); }
+
+std::string print_attrs(const Attrs& attrs) {
+  if (attrs.values().empty()) return "";
+  std::string line = " {";
+  bool first = true;
+  for (const auto& [key, value] : attrs.values()) {
+    if (!first) line += ", ";
+    first = false;
+    if (is_identifier(key)) {
+      line += key;
+    } else {
+      append_quoted(line, key);
+    }
+    line += " = ";
+    std::visit(AttrPrinter{line}, value);
+  }
+  line += '}';
+  return line;
+}
 
 }  // namespace meshtest

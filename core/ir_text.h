@@ -27,6 +27,9 @@
 namespace meshtest {
 
 std::string print_graph(const Graph& graph);
+// An op's attributes as printed after its operands: " {axis = -1}", or ""
+// when there are none (shared with the device-program dump).
+std::string print_attrs(const Attrs& attrs);
 
 // Parses IR text; throws ParseError "<source>:<line>:<col>: message".
 // The parsed graph is verified (verify_graph) before it is returned.

@@ -354,6 +354,42 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
     case OpKind::ReduceSum:
     case OpKind::ReduceMean:
     case OpKind::ReduceMax: return infer_reduce(in[0], attrs);
+    case OpKind::RmsNorm: {
+      require_float(in[0], "rms_norm input");
+      require_float(in[1], "rms_norm weight");
+      if (in[0].shape.empty() || in[1].shape != Shape{in[0].shape.back()}) {
+        fail("rms_norm weight " + type_to_string(in[1]) + " must have shape [" +
+             (in[0].shape.empty() ? std::string("D") : std::to_string(in[0].shape.back())) + "]");
+      }
+      attrs.get_float("eps");
+      return in[0];
+    }
+    case OpKind::Sdpa: {
+      require_same_dtype(in, 0, 2);
+      require_float(in[0], "sdpa query");
+      const TensorType scores = infer_matmul(in[0], in[1]);
+      if (in[0].shape.size() != in[1].shape.size() || scores.shape.size() != in[2].shape.size() ||
+          !std::equal(in[0].shape.begin(), in[0].shape.end() - 2, in[1].shape.begin()) ||
+          !std::equal(in[0].shape.begin(), in[0].shape.end() - 2, in[2].shape.begin())) {
+        fail("sdpa query, key and value must share batch dims");
+      }
+      if (n == 4 && broadcast_shapes(scores.shape, in[3].shape) != scores.shape) {
+        fail("sdpa mask " + type_to_string(in[3]) + " does not broadcast to scores " + type_to_string(scores));
+      }
+      attrs.get_float("scale");
+      return infer_matmul(scores, in[2]);
+    }
+    case OpKind::TopkMask: {
+      require_float(in[0], "topk_mask input");
+      const int64_t axis = normalize_axis(attrs.get_int("axis"), static_cast<int64_t>(in[0].shape.size()));
+      const int64_t k = attrs.get_int("k");
+      if (k < 1 || k > in[0].shape[static_cast<size_t>(axis)]) {
+        fail("topk_mask k=" + std::to_string(k) + " must lie in [1, " +
+             std::to_string(in[0].shape[static_cast<size_t>(axis)]) + "] (the size of axis " + std::to_string(axis) +
+             ")");
+      }
+      return in[0];
+    }
     default: break;
   }
   fail("no type rule for op " + std::string(op_name(kind)));

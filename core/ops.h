@@ -26,6 +26,15 @@
 //  slice(x){axis, start, end, step}   python semantics: negative start/end
 //                                     count from the end, clamped; step > 0
 //  reduce_sum / reduce_mean / reduce_max(x){axes=[...], keepdim=0|1}
+//  topk_mask(x){k, axis}             1 at the k largest values along `axis`
+//                                     (ties: lower index first), 0 elsewhere;
+//                                     same type as x (mixture-of-experts routing)
+// Composite ops (made by the compiler's `fuse` pass, never by loaders):
+//  rms_norm(x[...,D], w[D]){eps, form="cast_before_weight"|"cast_after_weight"}
+//         y = x * rsqrt(mean(x^2 over the last dim) + eps) * w, result dtype of x
+//  sdpa(q[...,S,D], kt[...,D,T], v[...,T,E], mask?){scale}
+//         softmax(q @ kt * scale + mask, last dim) @ v -> [...,S,E]; q, kt, v
+//         share batch dims, mask broadcasts to [...,S,T]
 #pragma once
 
 #include <optional>
@@ -76,7 +85,10 @@ namespace meshtest {
   X(Slice, "slice", 1, 1)                        \
   X(ReduceSum, "reduce_sum", 1, 1)               \
   X(ReduceMean, "reduce_mean", 1, 1)             \
-  X(ReduceMax, "reduce_max", 1, 1)
+  X(ReduceMax, "reduce_max", 1, 1)               \
+  X(RmsNorm, "rms_norm", 2, 2)                   \
+  X(Sdpa, "sdpa", 3, 4)                          \
+  X(TopkMask, "topk_mask", 1, 1)
 
 enum class OpKind {
 #define MESHTEST_OP_ENUM(e, name, lo, hi) e,

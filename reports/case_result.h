@@ -56,11 +56,19 @@ struct CaseResult {
   PhaseSeconds seconds;
   double wall_seconds = 0;
   int64_t peak_host_rss_bytes = 0;
-  int64_t peak_device_dram_bytes = 0;
+  int64_t peak_device_dram_bytes = 0;  // per chip
+  int64_t peak_device_l1_bytes = 0;    // per core, per chip
   int64_t device_ops = 0;
   bool compile_cache_hit = false;
+  std::string compile_stats;  // pass statistics, "const-eval.ops_folded=53 fuse.ops_fused=120 ..."
   int attempt = 1;
   std::string started_at, finished_at;  // ISO 8601 UTC
+  // The isolated worker's stdout+stderr, size-capped (empty when run in-process).
+  std::string captured_output;
+  // What to do about it (RM_XFAIL, ADD_CONFIG, ENABLE_PCC, RAISE_PCC). Writers
+  // derive the tags from the other fields (reports/guidance.h); this holds
+  // the tags as stored, when a result is read back from a store.
+  std::vector<std::string> guidance;
 };
 
 // One invocation of `meshtest run`.

@@ -2,11 +2,9 @@
 #include "reports/junit_xml.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
-#include "core/error.h"
+#include "reports/atomic_file.h"
 #include "reports/result_json.h"
 
 namespace meshtest::reports {
@@ -46,7 +44,7 @@ void write_case(std::ostringstream& xml, const CaseResult& r) {
   xml << "    <properties>\n";
   const nlohmann::json j = result_to_json(r);
   for (auto it = j.begin(); it != j.end(); ++it) {
-    xml << "      <property name=\"" << xml_escape(it.key()) << "\" value=\"" << xml_escape(it.value().dump())
+    xml << "      <property name=\"" << xml_escape(it.key()) << "\" value=\"" << xml_escape(it.value().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
         << "\"/>\n";
   }
   xml << "    </properties>\n";
@@ -97,7 +95,7 @@ std::string junit_xml(const RunInfo& run, const std::vector<CaseResult>& results
   xml << "  <properties>\n";
   const nlohmann::json rj = run_to_json(run);
   for (auto it = rj.begin(); it != rj.end(); ++it) {
-    xml << "   <property name=\"run." << xml_escape(it.key()) << "\" value=\"" << xml_escape(it.value().dump())
+    xml << "   <property name=\"run." << xml_escape(it.key()) << "\" value=\"" << xml_escape(it.value().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
         << "\"/>\n";
   }
   xml << "  </properties>\n";
@@ -107,16 +105,7 @@ std::string junit_xml(const RunInfo& run, const std::vector<CaseResult>& results
 }
 
 void write_junit_xml(const std::string& path, const RunInfo& run, const std::vector<CaseResult>& results) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write JUnit XML to '" + path + "'");
-    out << junit_xml(run, results);
-    if (!out.flush()) throw Error("cannot write JUnit XML to '" + path + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error("cannot write JUnit XML to '" + path + "': " + ec.message());
+  write_file_atomically(path, junit_xml(run, results), "JUnit XML");
 }
 
 }  // namespace meshtest::reports

@@ -1,6 +1,8 @@
 // CaseResult / RunInfo -> JSON.
 #include "reports/result_json.h"
 
+#include "reports/guidance.h"
+
 namespace meshtest::reports {
 
 namespace {
@@ -54,11 +56,13 @@ nlohmann::json result_to_json(const CaseResult& r) {
       {"wall_seconds", r.wall_seconds},
       {"peak_host_rss_bytes", r.peak_host_rss_bytes},
       {"peak_device_dram_bytes", r.peak_device_dram_bytes},
+      {"peak_device_l1_bytes", r.peak_device_l1_bytes},
       {"device_ops", r.device_ops},
       {"compile_cache_hit", r.compile_cache_hit},
       {"attempt", r.attempt},
       {"started_at", r.started_at},
       {"finished_at", r.finished_at},
+      {"guidance", guidance_for(r)},
   };
 }
 

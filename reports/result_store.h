@@ -21,11 +21,19 @@ struct CaseHistory {
   int runs = 0;
 };
 
+// A result with the run it belongs to.
+struct StoredResult {
+  std::string run_id;
+  CaseResult result;
+};
+
 class ResultStore {
  public:
   virtual ~ResultStore() = default;
   virtual void begin_run(const RunInfo& run) = 0;
   virtual void record(const std::string& run_id, const CaseResult& result) = 0;
+  // Many results in one transaction (imports, benchmarks): far faster than record() in a loop.
+  virtual void record_batch(const std::string& run_id, const std::vector<CaseResult>& results) = 0;
   virtual void finish_run(const std::string& run_id, const std::string& finished_at) = 0;
   virtual int schema_version() = 0;
 
@@ -36,9 +44,19 @@ class ResultStore {
   // For scheduling and sharding: duration and memory of each case across the
   // most recent `max_runs` runs that recorded it.
   virtual std::map<std::string, CaseHistory> case_history(int max_runs) = 0;
+
+  // Reading, for report/history/diff/flaky/promote.
+  virtual std::vector<RunInfo> recent_runs(int limit) = 0;  // newest first
+  virtual std::optional<RunInfo> find_run(const std::string& run_id) = 0;
+  // Every attempt of every case of the run, with its outputs, ordered by test id and attempt.
+  virtual std::vector<CaseResult> run_results(const std::string& run_id) = 0;
+  // The case's results across the `limit` most recent runs that have it, newest first.
+  virtual std::vector<StoredResult> test_history(const std::string& test_id, int limit) = 0;
 };
 
-// Opens the store named by `url`: a file path (SQLite).
+// Opens the store named by `url`: a file path (SQLite) or a postgresql:// URL
+// (PostgreSQL, when this build has libpq). Creates or migrates the schema.
 std::unique_ptr<ResultStore> open_store(const std::string& url);
+bool is_postgres_url(const std::string& url);
 
 }  // namespace meshtest::reports

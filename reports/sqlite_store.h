@@ -1,38 +1,18 @@
-// SQLite result store: versioned schema with migrations, WAL mode, a busy
-// timeout so concurrent writers (workers, shards) wait instead of failing.
+// The embedded default result store: SqlStore over an SQLite file (WAL mode,
+// busy timeout and retried transactions for concurrent writers).
 #pragma once
 
 #include <string>
 
-#include "reports/result_store.h"
-
-struct sqlite3;
+#include "reports/sql_store.h"
+#include "reports/sqlite_database.h"
 
 namespace meshtest::reports {
 
-class SqliteStore : public ResultStore {
+class SqliteStore : public SqlStore {
  public:
   explicit SqliteStore(const std::string& path);
-  ~SqliteStore() override;
-  SqliteStore(const SqliteStore&) = delete;
-  SqliteStore& operator=(const SqliteStore&) = delete;
-
-  void begin_run(const RunInfo& run) override;
-  void record(const std::string& run_id, const CaseResult& result) override;
-  void finish_run(const std::string& run_id, const std::string& finished_at) override;
-  int schema_version() override;
-  std::optional<std::string> last_unfinished_run() override;
-  std::vector<std::string> finished_test_ids(const std::string& run_id) override;
-  std::map<std::string, CaseHistory> case_history(int max_runs) override;
-
-  sqlite3* handle() { return db_; }
-
- private:
-  void exec(const std::string& sql);
-  void migrate();
-
-  std::string path_;
-  sqlite3* db_ = nullptr;
+  sqlite3* handle() { return static_cast<SqliteDatabase&>(database()).handle(); }
 };
 
 }  // namespace meshtest::reports

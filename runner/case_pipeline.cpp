@@ -6,10 +6,9 @@
 #include <optional>
 
 #include "comparators/metrics.h"
-#include "compiler/compile.h"
 #include "core/error.h"
+#include "runner/compile_phase.h"
 #include "runner/host_memory.h"
-#include "runtime/device/simulated_chip.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest::runner {
@@ -31,8 +30,6 @@ std::string_view phase_name(Phase phase) {
   return "?";
 }
 
-namespace {
-
 config::BringupStatus bringup_for(Phase phase) {
   switch (phase) {
     case Phase::LoadModel:
@@ -45,6 +42,8 @@ config::BringupStatus bringup_for(Phase phase) {
   }
   return config::BringupStatus::Unknown;
 }
+
+namespace {
 
 comparators::ComparisonConfig comparison_for(const config::TestEntry& e) {
   comparators::ComparisonConfig c;
@@ -122,6 +121,13 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     r.error_message = c.loader_error;
     return finish(r);
   }
+  if (c.placeholder) {  // a planned model without a loader: reported, never run
+    r.outcome = Outcome::Skipped;
+    r.bringup_status = std::string(
+        config::bringup_name(c.expectation.bringup_status.value_or(config::BringupStatus::NotStarted)));
+    if (r.reason.empty()) r.reason = "placeholder: no loader yet";
+    return finish(r);
+  }
   if (c.expectation.status == config::TestStatus::NotSupportedSkip && !options.force_run) {
     r.outcome = Outcome::Skipped;
     r.phase = "";
@@ -143,33 +149,44 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     {
       PhaseClock clock(r.seconds.load);
       model = c.loader->loader->load_model(c.info.variant, load_options);
-      model.graph.materialize_weights();
+      // --compile-only keeps lazy weights lazy: nothing below executes them.
+      if (!options.compile.compile_only) model.graph.materialize_weights();
       enter(Phase::LoadInputs);
       inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
     }
-    enter(Phase::Golden);
     std::vector<Tensor> golden;
-    {
+    if (!options.compile.compile_only) {
+      enter(Phase::Golden);
       PhaseClock clock(r.seconds.golden);
       golden = runtime::run_reference(model.graph, inputs);
     }
     enter(Phase::Compile);
-    DeviceProgram program;
+    CompiledCase compiled;
     {
       PhaseClock clock(r.seconds.compile);
-      compiler::CompileOptions copts;
-      copts.optimization_level = options.optimization_level;
-      copts.dram_capacity_bytes = options.chip.dram_bytes;
-      program = compiler::compile(model.graph, copts);
+      CompileSettings settings = options.compile;
+      if (!settings.optimization_level && options.optimization_level != 0) {
+        settings.optimization_level = options.optimization_level;
+      }
+      compiled = compile_case(c.id, c.expectation, model.graph, settings, options.chip, r);
+    }
+    if (options.compile.compile_only) {
+      r.outcome = Outcome::Skipped;
+      r.phase = std::string(phase_name(phase));
+      r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
+      r.reason = "compile-only: compiled and memory-planned, not executed";
+      return finish(r);
     }
     enter(Phase::Execute);
     std::vector<Tensor> device;
     {
       PhaseClock clock(r.seconds.execute);
-      runtime::SimulatedChip chip(options.chip);
-      device = chip.execute(program, inputs);
-      r.peak_device_dram_bytes = chip.last_stats().peak_dram_bytes;
-      r.device_ops = chip.last_stats().ops_executed;
+      compiler::MemoryStats stats;
+      device = compiled.backend->execute(*compiled.executable, inputs, stats);
+      r.peak_device_dram_bytes = stats.peak_dram_bytes;
+      const int64_t cores = int64_t{options.chip.core_rows} * options.chip.core_cols;
+      r.peak_device_l1_bytes = cores > 0 ? stats.peak_l1_bytes / cores : 0;
+      r.device_ops = stats.ops_executed;
     }
     enter(Phase::Compare);
     comparators::Verdict verdict;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "reports/case_result.h"
+#include "runner/compile_settings.h"
 #include "runner/test_case.h"
 #include "runtime/device/chip_spec.h"
 
@@ -20,13 +21,16 @@ namespace meshtest::runner {
 
 struct PipelineOptions {
   runtime::ChipSpec chip;
-  int optimization_level = 0;
+  int optimization_level = 0;  // used when compile.optimization_level and the YAML give none
+  CompileSettings compile;      // --serialize, --compile-only, cache, weight dtype, fidelity, fusion
   bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
   bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
 };
 
 enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };
 std::string_view phase_name(Phase phase);
+// The bring-up status a failure in `phase` gets (the table above).
+config::BringupStatus bringup_for(Phase phase);
 
 // Called as the case enters each phase (for progress and heartbeats of
 // isolated workers); may be empty.

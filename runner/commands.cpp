@@ -4,28 +4,33 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "config/test_config.h"
 #include "core/error.h"
 #include "discovery/discovery.h"
+#include "reports/json_lines.h"
 #include "reports/junit_xml.h"
 #include "reports/result_store.h"
 #include "runner/case_pipeline.h"
+#include "runner/collection.h"
 #include "runner/console_report.h"
 #include "runner/matrix.h"
+#include "runner/process_pool.h"
+#include "runner/process_stats.h"
+#include "runner/run_loop.h"
+#include "runner/shard.h"
+#include "runner/worker_inprocess.h"
+#include "runner/worker_main.h"
 
-#ifndef MESHTEST_DEFAULT_MODELS_ROOT
-#define MESHTEST_DEFAULT_MODELS_ROOT "models"
-#endif
-#ifndef MESHTEST_DEFAULT_CONFIG_DIR
-#define MESHTEST_DEFAULT_CONFIG_DIR "test_config"
-#endif
 #ifndef MESHTEST_GIT_SHA
 #define MESHTEST_GIT_SHA "unknown"
 #endif
@@ -34,64 +39,9 @@ namespace meshtest::runner {
 
 namespace {
 
-std::vector<std::string> split_path_list(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream ss(list);
-  std::string item;
-  while (std::getline(ss, item, ':')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-std::vector<std::string> models_roots(const CommonOptions& o) {
-  if (!o.models_roots.empty()) return o.models_roots;
-  if (const char* env = std::getenv("MESHTEST_MODELS_PATH")) {
-    auto roots = split_path_list(env);
-    if (!roots.empty()) return roots;
-  }
-  return {MESHTEST_DEFAULT_MODELS_ROOT};
-}
-
-std::string config_dir(const CommonOptions& o) {
-  if (!o.config_dir.empty()) return o.config_dir;
-  if (const char* env = std::getenv("MESHTEST_CONFIG_DIR")) return env;
-  return MESHTEST_DEFAULT_CONFIG_DIR;
-}
-
-// Everything collect and run share: discovery, config, matrix, selection.
-struct Collected {
-  discovery::Discovery discovery;
-  config::TestConfig config;
-  std::vector<TestCase> cases;
-  Selection selection;
-};
-
-// Returns nullptr after printing the reason when the config or the selection is invalid.
-std::unique_ptr<Collected> collect(const CommonOptions& o) {
-  auto c = std::make_unique<Collected>();
-  std::vector<config::Diagnostic> diagnostics;
-  const std::string dir = config_dir(o);
-  c->config = config::load_test_config(dir, diagnostics);
-  if (!diagnostics.empty()) {
-    for (const auto& d : diagnostics) std::cerr << d.to_string() << "\n";
-    std::cerr << "error: " << diagnostics.size() << " problem(s) in test config '" << dir << "'\n";
-    return nullptr;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  c->discovery = discovery::discover(models_roots(o));
-  spdlog::debug("discovered {} loaders ({} failed) in {:.1f} ms", c->discovery.loaders.size(),
-                c->discovery.failures.size(),
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  c->cases = build_matrix(c->discovery, c->config);
-  try {
-    c->selection = select_cases(c->cases, o.selection);
-  } catch (const Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return nullptr;
-  }
-  return c;
-}
+// Config, discovery, matrix and selection (runner/collection.h); problems
+// are printed to stderr and give nullptr.
+std::unique_ptr<Collected> collect(const CommonOptions& o) { return collect_cases(o, &std::cerr); }
 
 std::string new_run_id() {
   std::random_device rd;
@@ -119,30 +69,29 @@ int cmd_collect(const CommonOptions& o) {
   for (const TestCase* t : c->selection.selected) {
     std::cout << t->id;
     if (!t->loader_error.empty()) std::cout << "  [loader error: " << t->loader_error << "]";
+    if (t->placeholder) std::cout << "  [placeholder: " << config::bringup_name(*t->expectation.bringup_status) << "]";
     std::cout << "\n";
   }
-  const size_t total = c->cases.size();
-  const size_t selected = c->selection.selected.size();
-  if (c->selection.deselected == 0) {
-    std::cout << selected << " tests collected\n";
-  } else {
-    std::cout << selected << "/" << total << " tests collected (" << c->selection.deselected << " deselected)\n";
-  }
+  std::cout << c->selection.selected.size() << "/" << c->cases.size() << " tests collected ("
+            << c->selection.deselected << " deselected)\n";
   return 0;
 }
 
-int cmd_run(const CommonOptions& o, const RunOptions& ro) {
-  auto c = collect(o);
-  if (!c) return 2;
+namespace {
 
+PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   PipelineOptions popts;
   popts.chip.arch = o.arch;
   popts.optimization_level = ro.optimization_level;
+  popts.compile = ro.compile;
   popts.force_run = ro.force_run;
   popts.strict_xfail = ro.strict_xfail;
+  return popts;
+}
 
+reports::RunInfo describe_run(const CommonOptions& o, const RunOptions& ro) {
   reports::RunInfo run;
-  run.run_id = new_run_id();
+  run.run_id = ro.run_id.empty() ? new_run_id() : ro.run_id;
   run.git_sha = MESHTEST_GIT_SHA;
   run.host = host_name();
   run.argv = ro.argv;
@@ -150,38 +99,116 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro) {
   run.selection = "-k '" + o.selection.keyword + "' -m '" + o.selection.marker + "'";
   run.versions = std::string("meshtest ") + MESHTEST_VERSION;
   run.started_at = reports::utc_now_iso8601();
+  return run;
+}
 
-  std::unique_ptr<reports::ResultStore> store;
-  if (!ro.db.empty()) {
-    try {
-      store = reports::open_store(ro.db);
-      store->begin_run(run);
-    } catch (const Error& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
+LoopOptions loop_options(const RunOptions& ro) {
+  LoopOptions lo;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  lo.jobs = ro.jobs > 0 ? ro.jobs : static_cast<size_t>(std::max(1L, cores));
+  lo.memory_budget = static_cast<int64_t>(0.8 * static_cast<double>(physical_memory_bytes()));
+  if (!ro.max_memory.empty()) {
+    const std::optional<int64_t> bytes = parse_byte_size(ro.max_memory);
+    if (!bytes) throw ParseError("--max-memory '" + ro.max_memory + "': expected a size such as 512M or 8G");
+    lo.memory_budget = *bytes;
+  }
+  lo.max_rss_bytes = lo.memory_budget;
+  lo.reruns = ro.reruns;
+  lo.timeout_seconds = ro.timeout_seconds;
+  lo.hang_seconds = ro.hang_seconds;
+  return lo;
+}
+
+// Drops the cases `run_id` already has a result for (--resume).
+std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>& cases,
+                                              reports::ResultStore& store, const std::string& run_id) {
+  const std::vector<std::string> done = store.finished_test_ids(run_id);
+  const std::set<std::string> finished(done.begin(), done.end());
+  std::vector<const TestCase*> out;
+  for (const TestCase* t : cases) {
+    if (!finished.count(t->id)) out.push_back(t);
+  }
+  std::cout << "resuming run " << run_id << ": " << (cases.size() - out.size()) << " of " << cases.size()
+            << " case(s) already have a result\n";
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const RunOptions& ro) {
+  return ForkServer::start([o, ro]() -> ForkServer::WorkerMain {
+    std::shared_ptr<Collected> c(collect(o).release());
+    auto by_id = std::make_shared<std::map<std::string, const TestCase*>>();
+    if (c) {
+      for (const TestCase& t : c->cases) (*by_id)[t.id] = &t;
     }
+    const PipelineOptions popts = pipeline_options(o, ro);
+    return [c, by_id, popts](const std::string& payload, int status_fd) {
+      const WorkerRequest request = decode_worker_request(payload);
+      auto it = by_id->find(request.test_id);
+      if (it == by_id->end()) {
+        std::cerr << "meshtest worker: no case has the id '" << request.test_id << "'\n";
+        return 3;
+      }
+      return run_case_in_worker(*it->second, popts, request.attempt, status_fd);
+    };
+  });
+}
+
+int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
+  auto c = collect(o);
+  if (!c) return 2;
+
+  const PipelineOptions popts = pipeline_options(o, ro);
+  reports::RunInfo run = describe_run(o, ro);
+  std::unique_ptr<reports::ResultStore> store;
+  std::unique_ptr<reports::JsonLinesWriter> json_lines;  // --json
+  std::map<std::string, reports::CaseHistory> history;
+  std::vector<const TestCase*> cases = c->selection.selected;
+  LoopOptions lo;
+  try {
+    lo = loop_options(ro);
+    if (!ro.db.empty()) {
+      store = reports::open_store(ro.db);
+      history = store->case_history(5);
+    }
+    if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
+    if (ro.resume) {
+      if (!store) throw Error("--resume needs a results database (--db)");
+      const std::optional<std::string> id =
+          ro.resume_run_id.empty() ? store->last_unfinished_run() : std::optional<std::string>(ro.resume_run_id);
+      if (!id) throw Error("--resume: '" + ro.db + "' has no unfinished run");
+      run.run_id = *id;
+      cases = unfinished_cases(cases, *store, run.run_id);
+    } else if (store) {
+      store->begin_run(run);
+    }
+    if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
   }
 
-  std::cout << "meshtest run " << run.run_id << ": " << c->selection.selected.size() << " case(s) on " << o.arch
-            << "\n";
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<reports::CaseResult> results;
-  for (const TestCase* t : c->selection.selected) {
-    reports::CaseResult r = run_case(*t, popts);
-    print_case_line(std::cout, r);
+  std::cout << "meshtest run " << run.run_id << ": " << cases.size() << " case(s) on " << o.arch;
+  if (!ro.shard.empty()) std::cout << " (shard " << ro.shard << ")";
+  std::cout << (server ? ", " + std::to_string(lo.jobs) + " worker(s)" : ", in-process") << "\n";
+  const SteadyClock clock;
+  std::unique_ptr<CaseExecutor> executor;
+  if (server) executor = std::make_unique<ProcessPool>(*server, popts, clock);
+  else executor = std::make_unique<InProcessExecutor>(popts);
+  auto progress = make_progress(std::cout, stdout_is_terminal(), cases.size(), clock);
+  const double start = clock.now_seconds();
+  LoopResult result = run_cases(cases, history, *executor, lo, *progress, [&](const reports::CaseResult& r) {
     if (store) store->record(run.run_id, r);
-    results.push_back(std::move(r));
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (json_lines) json_lines->write(run.run_id, r);
+  });
+  const double seconds = clock.now_seconds() - start;
   run.finished_at = reports::utc_now_iso8601();
   if (store) store->finish_run(run.run_id, run.finished_at);
-  if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, results);
-  print_summary(std::cout, results, seconds);
+  if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results);
+  print_summary(std::cout, result.final_results, seconds);
   if (store) std::cout << "results stored in " << ro.db << " (run " << run.run_id << ")\n";
-  for (const auto& r : results) {
-    if (is_unexpected(r)) return 1;
-  }
-  return 0;
+  return result.unexpected > 0 ? 1 : 0;
 }
 
 }  // namespace meshtest::runner

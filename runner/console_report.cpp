@@ -30,7 +30,9 @@ void print_case_line(std::ostream& out, const CaseResult& r) {
   char pcc[32] = "     -";
   if (std::isfinite(r.pcc)) std::snprintf(pcc, sizeof pcc, "%.6f", r.pcc);
   char line[64];
-  std::snprintf(line, sizeof line, "%-8s pcc=%-9s %7.2fs  ", upper(reports::outcome_name(r.outcome)).c_str(), pcc,
+  // A case that passed on a retry (--reruns) is flaky.
+  const std::string label = r.attempt > 1 && r.outcome == Outcome::Passed ? "FLAKY" : upper(reports::outcome_name(r.outcome));
+  std::snprintf(line, sizeof line, "%-8s pcc=%-9s %7.2fs  ", label.c_str(), pcc,
                 r.wall_seconds);
   out << line << r.test_id << "\n";
   if (r.outcome == Outcome::Skipped || r.outcome == Outcome::Xfailed) {

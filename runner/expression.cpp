@@ -1,9 +1,13 @@
 // Lexer, recursive-descent parser and evaluator of pytest-style expressions.
+// `and` / `or` chains are n-ary nodes, so a long chain is neither a deep
+// recursion to parse nor to evaluate; parentheses and `not` are limited to
+// kMaxNesting levels.
 #include "runner/expression.h"
 
 #include <cctype>
 #include <vector>
 
+#include "config/marker_names.h"
 #include "core/error.h"
 
 namespace meshtest::runner {
@@ -11,12 +15,15 @@ namespace meshtest::runner {
 struct Expression::Node {
   enum class Kind { Ident, Not, And, Or } kind;
   std::string ident;
-  std::shared_ptr<const Node> left, right;
+  std::vector<std::shared_ptr<const Node>> operands;
 };
 
 namespace {
 
 using Node = Expression::Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+constexpr int kMaxNesting = 256;
 
 struct Token {
   enum class Kind { Ident, And, Or, Not, LParen, RParen, End } kind;
@@ -24,18 +31,13 @@ struct Token {
   size_t column;  // 1-based
 };
 
-bool ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '+' || c == '-' || c == '.' ||
-         c == '[' || c == ']' || c == '\\' || c == '/';
-}
-
 class Parser {
  public:
   Parser(std::string_view text, std::string_view what) : what_(what) { lex(text); }
 
-  std::shared_ptr<const Node> parse() {
+  NodePtr parse() {
     if (peek().kind == Token::Kind::End) return nullptr;
-    auto e = parse_or();
+    NodePtr e = parse_or();
     if (peek().kind != Token::Kind::End) fail("unexpected '" + peek().text + "'", peek().column);
     return e;
   }
@@ -54,9 +56,9 @@ class Parser {
       } else if (c == '(' || c == ')') {
         tokens_.push_back({c == '(' ? Token::Kind::LParen : Token::Kind::RParen, std::string(1, c), i + 1});
         ++i;
-      } else if (ident_char(c)) {
+      } else if (config::is_identifier_char(c)) {
         const size_t start = i;
-        while (i < s.size() && ident_char(s[i])) ++i;
+        while (i < s.size() && config::is_identifier_char(s[i])) ++i;
         std::string word(s.substr(start, i - start));
         Token::Kind kind = Token::Kind::Ident;
         if (word == "and") kind = Token::Kind::And;
@@ -73,35 +75,46 @@ class Parser {
   const Token& peek() const { return tokens_[pos_]; }
   const Token& next() { return tokens_[pos_++]; }
 
-  std::shared_ptr<const Node> parse_or() {
-    auto left = parse_and();
-    while (peek().kind == Token::Kind::Or) {
+  // operand (op operand)*, as one n-ary node when there is more than one operand.
+  template <class Operand>
+  NodePtr parse_chain(Token::Kind op, Node::Kind kind, Operand operand) {
+    NodePtr first = operand();
+    if (peek().kind != op) return first;
+    auto chain = std::make_shared<Node>(Node{kind, {}, {first}});
+    while (peek().kind == op) {
       next();
-      left = std::make_shared<Node>(Node{Node::Kind::Or, {}, left, parse_and()});
+      chain->operands.push_back(operand());
     }
-    return left;
+    return chain;
   }
 
-  std::shared_ptr<const Node> parse_and() {
-    auto left = parse_not();
-    while (peek().kind == Token::Kind::And) {
-      next();
-      left = std::make_shared<Node>(Node{Node::Kind::And, {}, left, parse_not()});
-    }
-    return left;
+  NodePtr parse_or() {
+    return parse_chain(Token::Kind::Or, Node::Kind::Or, [this] { return parse_and(); });
   }
 
-  std::shared_ptr<const Node> parse_not() {
+  NodePtr parse_and() {
+    return parse_chain(Token::Kind::And, Node::Kind::And, [this] { return parse_not(); });
+  }
+
+  NodePtr parse_not() {
     const Token& t = next();
+    if ((t.kind == Token::Kind::Not || t.kind == Token::Kind::LParen) && ++depth_ > kMaxNesting) {
+      fail("nested more than " + std::to_string(kMaxNesting) + " levels deep", t.column);
+    }
     switch (t.kind) {
-      case Token::Kind::Not: return std::make_shared<Node>(Node{Node::Kind::Not, {}, parse_not(), nullptr});
+      case Token::Kind::Not: {
+        NodePtr operand = parse_not();
+        --depth_;
+        return std::make_shared<Node>(Node{Node::Kind::Not, {}, {operand}});
+      }
       case Token::Kind::LParen: {
-        auto inner = parse_or();
+        NodePtr inner = parse_or();
         if (peek().kind != Token::Kind::RParen) fail("expected ')', got '" + peek().text + "'", peek().column);
         next();
+        --depth_;
         return inner;
       }
-      case Token::Kind::Ident: return std::make_shared<Node>(Node{Node::Kind::Ident, t.text, nullptr, nullptr});
+      case Token::Kind::Ident: return std::make_shared<Node>(Node{Node::Kind::Ident, t.text, {}});
       default: fail("expected an identifier, 'not' or '(', got '" + t.text + "'", t.column);
     }
   }
@@ -109,14 +122,23 @@ class Parser {
   std::string_view what_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 bool eval(const Node& n, const std::function<bool(const std::string&)>& matches) {
   switch (n.kind) {
     case Node::Kind::Ident: return matches(n.ident);
-    case Node::Kind::Not: return !eval(*n.left, matches);
-    case Node::Kind::And: return eval(*n.left, matches) && eval(*n.right, matches);
-    case Node::Kind::Or: return eval(*n.left, matches) || eval(*n.right, matches);
+    case Node::Kind::Not: return !eval(*n.operands[0], matches);
+    case Node::Kind::And:
+      for (const NodePtr& o : n.operands) {
+        if (!eval(*o, matches)) return false;
+      }
+      return true;
+    case Node::Kind::Or:
+      for (const NodePtr& o : n.operands) {
+        if (eval(*o, matches)) return true;
+      }
+      return false;
   }
   return false;
 }

@@ -3,8 +3,9 @@
 //   and_expr := not_expr ('and' not_expr)*
 //   not_expr := 'not' not_expr | '(' expr ')' | ident
 // Precedence not > and > or; identifiers are runs of letters, digits and
-// _ : + - . [ ] \ / (so test ids are identifiers). An empty expression
-// matches everything. What an identifier means is the caller's: -m matches a
+// _ : + - . [ ] \ / (so test ids are identifiers; config/marker_names.h has
+// the rule). An empty expression matches everything. Parentheses and `not`
+// nest at most 256 levels. What an identifier means is the caller's: -m matches a
 // marker exactly, -k matches a case-insensitive substring of the id or a marker.
 #pragma once
 

@@ -1,5 +1,6 @@
 // One test case of the matrix: a loader variant x parallelism x run mode,
-// with its expectation from test_config and its markers.
+// with its expectation from test_config and its markers. Two special kinds:
+// a loader that failed to load, and a placeholder for a planned model.
 #pragma once
 
 #include <string>
@@ -27,6 +28,7 @@ struct TestCase {
   std::vector<std::string> markers;
   std::string loader_error;  // non-empty: this case reports a loader failure
   std::string loader_dir;
+  bool placeholder = false;  // a PLACEHOLDER_MODELS entry: reported as skipped with its bring-up status
 };
 
 // "<dir>-<variant>-<parallelism>-<run_mode>" (the variant part is left out

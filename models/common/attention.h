@@ -1,27 +1,45 @@
-// Multi-head self-attention (BERT style, no dropout): query/key/value
-// projections, scaled dot-product attention with an optional additive mask,
-// and the output projection. Parameter names default to Hugging Face BERT's
-// (<prefix>.self.query.weight, ..., <prefix>.output.dense.bias).
+// Multi-head self-attention (no dropout) with the projection layouts of the
+// zoo's families, grouped-query attention and optional rotary embeddings:
+//   Separate     <prefix>.<query|key|value>.weight/bias [out, H] (HF BERT,
+//                LLaMA, Whisper); the default names are HF BERT's
+//   FusedInProj  <prefix>.in_proj_weight [3H, H], in_proj_bias (torch
+//                nn.MultiheadAttention, torchvision ViT)
+//   FusedConv1D  <prefix>.<query>.weight [H, 3H] in HF Conv1D layout
+//                (GPT-2 c_attn); the output projection is Conv1D too
+// Scores are divided by sqrt(head_dim) and the additive mask is added before
+// the softmax (HF order).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "models/common/linear.h"
 
 namespace meshtest::models {
 
+enum class QkvLayout { Separate, FusedInProj, FusedConv1D };
+
 struct AttentionSpec {
   int64_t num_heads = 1;
-  std::string query = "self.query";
+  int64_t num_kv_heads = 0;  // grouped-query attention; 0: num_heads
+  int64_t head_dim = 0;      // 0: hidden / num_heads
+  QkvLayout layout = QkvLayout::Separate;
+  std::string query = "self.query";  // fused layouts: the fused projection's name
   std::string key = "self.key";
   std::string value = "self.value";
   std::string output = "output.dense";
-  LinearInit init;  // for all four projections
+  LinearInit init;                              // q/k/v (and output unless below)
+  std::optional<Initializer> output_weight;     // e.g. GPT-2's scaled c_proj init
+  bool qkv_bias = true;                         // with init.bias set
+  bool key_bias = true;                         // Whisper's k_proj has none
+  bool output_bias = true;
+  ValueId rope_cos = kNoValue;  // [S, head_dim] each: apply RoPE to q and k
+  ValueId rope_sin = kNoValue;
 };
 
 // x: [B, S, H]. additive_mask: kNoValue, or broadcastable to [B, heads, S, S]
-// (e.g. [B, 1, 1, S] with 0 for kept and a large negative value for masked
-// keys). Returns the output projection [B, S, H] (before residual and norm).
+// with a size-1 head dim (e.g. [B,1,1,S] padding or [1,1,S,S] causal).
+// Returns the output projection [B, S, H] (before residual and norm).
 ValueId multi_head_self_attention(LayerContext& ctx, const std::string& prefix, ValueId x, ValueId additive_mask,
                                   const AttentionSpec& spec);
 

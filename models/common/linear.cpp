@@ -21,4 +21,14 @@ ValueId linear(LayerContext& ctx, const std::string& prefix, ValueId x, int64_t 
   return ctx.builder.linear(x, w, b);
 }
 
+ValueId conv1d_linear(LayerContext& ctx, const std::string& prefix, ValueId x, int64_t out_features,
+                      const LinearInit& init) {
+  const Shape& in_shape = ctx.builder.shape(x);
+  if (in_shape.empty()) throw CompileError("conv1d '" + prefix + "': input must have rank >= 1");
+  const ValueId w = ctx.weight(join_name(prefix, "weight"), {in_shape.back(), out_features}, init.weight);
+  const ValueId y = ctx.builder.matmul(x, w);
+  if (!init.bias) return y;
+  return ctx.builder.add(y, ctx.weight(join_name(prefix, "bias"), {out_features}, *init.bias));
+}
+
 }  // namespace meshtest::models

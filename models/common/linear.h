@@ -19,4 +19,9 @@ LinearInit torch_default_linear_init(int64_t in_features);
 
 ValueId linear(LayerContext& ctx, const std::string& prefix, ValueId x, int64_t out_features, const LinearInit& init);
 
+// Hugging Face Conv1D (GPT-2): the same map with the weight stored transposed,
+// <prefix>.weight [in, out]; computes x @ weight + bias.
+ValueId conv1d_linear(LayerContext& ctx, const std::string& prefix, ValueId x, int64_t out_features,
+                      const LinearInit& init);
+
 }  // namespace meshtest::models

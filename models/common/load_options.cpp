@@ -28,4 +28,10 @@ int64_t option_in_range(const std::optional<int64_t>& value, int64_t fallback, i
 
 Tensor float_input(const Tensor& f32, DType dtype) { return f32.to(dtype); }
 
+SequenceDims sequence_dims(const sdk::LoadOptions& options, int64_t default_seq, int64_t max_seq,
+                           std::string_view loader) {
+  return {option_in_range(options.batch_size, 1, 1, 1 << 12, "batch_size", loader),
+          option_in_range(options.seq_len, default_seq, 1, max_seq, "seq_len", loader)};
+}
+
 }  // namespace meshtest::models

@@ -21,6 +21,16 @@ DType model_dtype(const sdk::LoadOptions& options, std::string_view loader);
 int64_t option_in_range(const std::optional<int64_t>& value, int64_t fallback, int64_t low, int64_t high,
                         std::string_view option, std::string_view loader);
 
+struct SequenceDims {
+  int64_t batch;
+  int64_t seq;
+};
+
+// batch_size (default 1, at most 4096) and seq_len (default `default_seq`,
+// at most `max_seq`).
+SequenceDims sequence_dims(const sdk::LoadOptions& options, int64_t default_seq, int64_t max_seq,
+                           std::string_view loader);
+
 // A float sample input in the model dtype (f32 data converted by rounding).
 Tensor float_input(const Tensor& f32, DType dtype);
 

@@ -17,9 +17,21 @@ ValueId activation(GraphBuilder& builder, Activation act, ValueId x) {
 
 ValueId mlp(LayerContext& ctx, const std::string& prefix, ValueId x, const MlpSpec& spec) {
   const int64_t hidden = ctx.builder.shape(x).back();
-  ValueId h = linear(ctx, join_name(prefix, spec.up), x, spec.intermediate, spec.init);
+  const auto project = spec.conv1d ? conv1d_linear : linear;
+  ValueId h = project(ctx, join_name(prefix, spec.up), x, spec.intermediate, spec.init);
   h = activation(ctx.builder, spec.act, h);
-  return linear(ctx, join_name(prefix, spec.down), h, hidden, spec.init);
+  LinearInit down_init = spec.init;
+  if (spec.down_weight) down_init.weight = *spec.down_weight;
+  return project(ctx, join_name(prefix, spec.down), h, hidden, down_init);
+}
+
+ValueId gated_mlp(LayerContext& ctx, const std::string& prefix, ValueId x, const GatedMlpSpec& spec) {
+  GraphBuilder& b = ctx.builder;
+  const int64_t hidden = b.shape(x).back();
+  const LinearInit init{spec.init, std::nullopt};
+  const ValueId gate = b.op(OpKind::Silu, {linear(ctx, join_name(prefix, spec.gate), x, spec.intermediate, init)});
+  const ValueId up = linear(ctx, join_name(prefix, spec.up), x, spec.intermediate, init);
+  return linear(ctx, join_name(prefix, spec.down), b.mul(gate, up), hidden, init);
 }
 
 }  // namespace meshtest::models

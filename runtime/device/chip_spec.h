@@ -13,6 +13,8 @@ struct ChipSpec {
   int64_t l1_bytes_per_core = 1464LL * 1024;
   int core_rows = 8;
   int core_cols = 9;
+
+  int64_t l1_bytes_total() const { return l1_bytes_per_core * core_rows * core_cols; }
 };
 
 }  // namespace meshtest::runtime

@@ -69,4 +69,15 @@ void concat(const std::vector<const Tensor*>& xs, const Attrs& attrs, Tensor& ou
 void slice(const Tensor& x, const Attrs& attrs, Tensor& out);
 void embedding(const Tensor& ids, const Tensor& table, Tensor& out);
 
+// ---- device_kernels_composite.cpp (compiler composites; f32 inside) ----
+void rms_norm(const Tensor& x, const Tensor& w, const Attrs& attrs, Tensor& out);
+// sdpa(q, kt, v[, mask]){scale}
+void sdpa(const std::vector<const Tensor*>& in, const Attrs& attrs, Tensor& out);
+// ---- device_kernels_topk.cpp ----
+// topk_mask(x){k, axis}: bf16 1.0 at the k largest values along axis.
+void topk_mask(const Tensor& x, const Attrs& attrs, Tensor& out);
+
+// Math fidelity: keeps the top `bits` (< 7) explicit mantissa bits of a bf16 tensor.
+Tensor truncate_mantissa(const Tensor& x, int64_t bits);
+
 }  // namespace meshtest::runtime::device_kernels

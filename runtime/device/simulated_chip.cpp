@@ -26,7 +26,7 @@ Tensor to_device(const Tensor& host, DType dtype) {
   Tensor out(DType::BF16, host.shape());
   const float* in = host.data<float>();
   uint16_t* o = out.data<uint16_t>();
-  k::parallel_ranges(host.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
+  parallel_ranges(host.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) o[i] = k::store_bf16(in[i]);
   });
   return out;
@@ -39,7 +39,7 @@ Tensor to_host(const Tensor& device) {
   Tensor out(DType::F32, device.shape());
   const uint16_t* in = device.data<uint16_t>();
   float* o = out.data<float>();
-  k::parallel_ranges(device.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
+  parallel_ranges(device.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) o[i] = k::load_bf16(in[i]);
   });
   return out;
@@ -55,7 +55,7 @@ Tensor decode_block_format(const Tensor& t) {
   uint16_t* o = out.data<uint16_t>();
   const int64_t n = t.numel();
   const int64_t blocks = (n + kBfp8BlockSize - 1) / kBfp8BlockSize;
-  k::parallel_ranges(blocks, 4096, [&](int64_t begin, int64_t end) {
+  parallel_ranges(blocks, 4096, [&](int64_t begin, int64_t end) {
     for (int64_t blk = begin; blk < end; ++blk) {
       const uint8_t* block = src + blk * static_cast<int64_t>(kBfp8BlockBytes);
       const float scale = std::ldexp(1.0f, static_cast<int>(block[0]) - 127 - 6);
@@ -71,7 +71,7 @@ Tensor decode_block_format(const Tensor& t) {
   return out;
 }
 
-void dispatch(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out) {
+void dispatch_kernel(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out) {
   const OpKind kind = instr.kind;
   const Attrs& attrs = instr.attrs;
   if (is_unary_elementwise(kind)) return k::unary(kind, attrs, *in[0], out);
@@ -112,10 +112,28 @@ void dispatch(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Te
     case OpKind::ReduceMean:
     case OpKind::ReduceMax:
       return k::reduce(kind, *in[0], attrs, out);
+    case OpKind::RmsNorm:
+      return k::rms_norm(*in[0], *in[1], attrs, out);
+    case OpKind::Sdpa:
+      return k::sdpa(in, attrs, out);
+    case OpKind::TopkMask:
+      return k::topk_mask(*in[0], attrs, out);
     default:
       break;
   }
   throw RuntimeError("no device kernel for op '" + std::string(op_name(kind)) + "'");
+}
+
+// Reduced math fidelity (set by the compiler on GEMMs): the multiplier sees
+// only the top fidelity_bits_a / fidelity_bits_b mantissa bits of operands 0 / 1.
+void dispatch(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out) {
+  if (!instr.attrs.has("fidelity_bits_a") || in.size() < 2) return dispatch_kernel(instr, in, out);
+  const Tensor a = k::truncate_mantissa(*in[0], instr.attrs.get_int("fidelity_bits_a"));
+  const Tensor b = k::truncate_mantissa(*in[1], instr.attrs.get_int("fidelity_bits_b", 7));
+  std::vector<const Tensor*> reduced = in;
+  reduced[0] = &a;
+  reduced[1] = &b;
+  dispatch_kernel(instr, reduced, out);
 }
 
 // Test hook (see simulated_chip.h): x + rms(x) * N(0,1), deterministic.
@@ -130,27 +148,35 @@ void perturb(Tensor& out, size_t instr_index) {
   for (int64_t i = 0; i < n; ++i) p[i] = k::store_bf16(static_cast<float>(k::load_bf16(p[i]) + rms * rng.normal()));
 }
 
-// DRAM of one chip: tile-padded bytes per live buffer against the capacity.
+// Memory of one chip: tile-padded bytes per live buffer against the DRAM
+// capacity, or the L1 capacity (all cores) for buffers the compiler put in L1.
 class Dram {
  public:
-  Dram(const DeviceProgram& program, int64_t capacity, std::string chip, ExecutionStats& stats)
+  Dram(const DeviceProgram& program, int64_t capacity, int64_t l1_capacity, std::string chip, ExecutionStats& stats)
       : program_(program),
         capacity_(capacity),
+        l1_capacity_(l1_capacity),
         chip_(std::move(chip)),
         stats_(stats),
         tensors_(program.buffers.size()),
         live_(program.buffers.size(), false) {}
 
   void allocate(int32_t id, const std::string& doing, Tensor data) {
-    const int64_t bytes = program_.buffers[static_cast<size_t>(id)].device_bytes;
+    const DeviceBuffer& buffer = program_.buffers[static_cast<size_t>(id)];
+    const int64_t bytes = buffer.device_bytes;
     if (live_[static_cast<size_t>(id)])
       throw RuntimeError(chip_ + ": buffer #" + std::to_string(id) + " written twice");
-    if (used_ + bytes > capacity_) {
-      throw OutOfMemoryError(chip_ + ": out of DRAM " + doing + ": need " + std::to_string(bytes) + " bytes, " +
-                             std::to_string(used_) + " of " + std::to_string(capacity_) + " in use");
+    const bool l1 = buffer.space == MemorySpace::L1;
+    int64_t& used = l1 ? l1_used_ : used_;
+    const int64_t capacity = l1 ? l1_capacity_ : capacity_;
+    if (used + bytes > capacity) {
+      throw OutOfMemoryError(chip_ + ": out of " + (l1 ? "L1" : "DRAM") + " " + doing + ": need " +
+                             std::to_string(bytes) + " bytes, " + std::to_string(used) + " of " +
+                             std::to_string(capacity) + " in use");
     }
-    used_ += bytes;
+    used += bytes;
     stats_.peak_dram_bytes = std::max(stats_.peak_dram_bytes, used_);
+    stats_.peak_l1_bytes = std::max(stats_.peak_l1_bytes, l1_used_);
     live_[static_cast<size_t>(id)] = true;
     tensors_[static_cast<size_t>(id)] = std::move(data);
   }
@@ -158,14 +184,15 @@ class Dram {
   void release(int32_t id) {
     if (!live_[static_cast<size_t>(id)]) return;
     live_[static_cast<size_t>(id)] = false;
-    used_ -= program_.buffers[static_cast<size_t>(id)].device_bytes;
+    const DeviceBuffer& buffer = program_.buffers[static_cast<size_t>(id)];
+    (buffer.space == MemorySpace::L1 ? l1_used_ : used_) -= buffer.device_bytes;
     tensors_[static_cast<size_t>(id)] = Tensor();
     decoded_.erase(id);
   }
 
   bool live(int32_t id) const { return live_[static_cast<size_t>(id)]; }
   Tensor& tensor(int32_t id) { return tensors_[static_cast<size_t>(id)]; }
-  int64_t used() const { return used_; }
+  int64_t used() const { return used_ + l1_used_; }
 
   // The buffer as a kernel operand: bfp8_b weights decoded to bf16 (once).
   const Tensor& operand(int32_t id) {
@@ -179,12 +206,14 @@ class Dram {
  private:
   const DeviceProgram& program_;
   int64_t capacity_;
+  int64_t l1_capacity_;
   std::string chip_;
   ExecutionStats& stats_;
   std::vector<Tensor> tensors_;
   std::vector<bool> live_;
   std::map<int32_t, Tensor> decoded_;
   int64_t used_ = 0;
+  int64_t l1_used_ = 0;
 };
 
 void check_program(const DeviceProgram& program, const std::string& chip) {
@@ -212,7 +241,7 @@ std::vector<Tensor> SimulatedChip::execute(const DeviceProgram& program, const s
   stats_ = ExecutionStats{};
   const std::string chip = "chip " + std::to_string(chip_id_);
   check_program(program, chip);
-  Dram dram(program, spec_.dram_bytes, chip, stats_);
+  Dram dram(program, spec_.dram_bytes, spec_.l1_bytes_total(), chip, stats_);
 
   for (const DeviceBuffer& b : program.buffers) {
     if (b.kind != BufferKind::Weight) continue;

@@ -7,7 +7,12 @@
 // reads bf16, computes in f32 and writes bf16. Kernels share no code with the
 // CPU reference (runtime/reference).
 //
-// Memory: weights are resident for the whole execution, inputs and
+// Math fidelity: GEMM instructions carrying fidelity_bits_a / fidelity_bits_b
+// (see compiler/compile_options.h) multiply operands truncated to that many
+// explicit mantissa bits.
+//
+// Memory: buffers the compiler placed in L1 count against the chip's L1 (per
+// core times cores), all others against DRAM. Weights are resident for the whole execution, inputs and
 // activations are allocated when uploaded / produced and released per each
 // instruction's `release` list; outputs and weights are freed after download.
 // ExecutionStats::dram_bytes_at_end is what was still allocated after that
@@ -35,7 +40,8 @@ namespace meshtest::runtime {
 constexpr uint64_t kPerturbSeed = 0x6d65736874657374ull;  // "meshtest"
 
 struct ExecutionStats {
-  int64_t peak_dram_bytes = 0;   // highest tile-padded bytes live at once
+  int64_t peak_dram_bytes = 0;   // highest tile-padded DRAM bytes live at once
+  int64_t peak_l1_bytes = 0;     // highest L1 bytes live at once (all cores)
   int64_t ops_executed = 0;
   int64_t dram_bytes_at_end = 0;  // must be 0: every buffer released
 };

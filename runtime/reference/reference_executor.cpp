@@ -63,6 +63,8 @@ Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
     case OpKind::ReduceMean:
     case OpKind::ReduceMax:
       return ref::reduce(op.kind, in[0], op.attrs);
+    case OpKind::TopkMask:
+      return ref::topk_mask(in[0], op.attrs);
     default:
       break;
   }

@@ -53,6 +53,9 @@ Tensor slice(const Tensor& x, const Attrs& attrs);
 // ---- reductions (reference_reduce.cpp) ----
 Tensor reduce(OpKind kind, const Tensor& x, const Attrs& attrs);
 
+// ---- routing (reference_topk.cpp) ----
+Tensor topk_mask(const Tensor& x, const Attrs& attrs);
+
 // ---- shared helpers ----
 // Throws RuntimeError unless `t` is f32 ("<what> must be floating point").
 void require_f32(const Tensor& t, const char* what);

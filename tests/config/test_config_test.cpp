@@ -1,96 +1,146 @@
-// Loading test_config YAML: fields, enum spellings, positioned diagnostics.
+// Loading test_config YAML: every field, enum spellings, placeholders,
+// merging files, per-field source locations.
 #include "config/test_config.h"
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
+#include "config_fixture.h"
 
 namespace meshtest::config {
 namespace {
 
-namespace fs = std::filesystem;
-
-class ConfigTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("meshtest_config_test_" + std::to_string(::getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-  void write(const std::string& name, const std::string& text) { std::ofstream(dir / name) << text; }
-  TestConfig load() { return load_test_config(dir.string(), diags); }
-
-  fs::path dir;
-  std::vector<Diagnostic> diags;
-};
+using ConfigTest = ConfigDirTest;
 
 TEST_F(ConfigTest, ReadsEveryField) {
   write("a.yaml", R"(test_config:
   resnet/native-resnet50-single_device-inference:
     status: EXPECTED_PASSING
+    reason: "fine"
+    bringup_status: PASSED
     required_pcc: 0.98
-    assert_atol: true
+    assert_pcc: true
     required_atol: 0.5
+    assert_atol: yes
+    assert_allclose: False
+    allclose_rtol: 1e-3
+    allclose_atol: 0.02
     markers: [push, fast]
-  bert/masked_lm/native-bert_base-single_device-inference:
-    status: known_failure_xfail
-    reason: "PCC drops on layer 11"
-    bringup_status: incorrect_result
-    markers: weekly
+    supported_archs: [n150, n300-llmbox]
+    batch_size: 8
+    seq_len: 128
+    optimization_level: 2
+    enable_weight_bfp8_conversion: true
+    execution_pass: backward
+    filechecks: [resnet.ttnn.mlir]
+    timeout: 90.5
+    flaky: true
 )");
   const TestConfig c = load();
-  ASSERT_TRUE(diags.empty()) << diags[0].to_string();
+  ASSERT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
   const TestEntry* r = c.find("resnet/native-resnet50-single_device-inference");
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->status, TestStatus::ExpectedPassing);
+  EXPECT_EQ(r->reason, "fine");
+  EXPECT_EQ(r->bringup_status, BringupStatus::Passed);
   EXPECT_DOUBLE_EQ(*r->required_pcc, 0.98);
+  EXPECT_TRUE(*r->assert_pcc);
+  EXPECT_DOUBLE_EQ(*r->required_atol, 0.5);
   EXPECT_TRUE(*r->assert_atol);
+  EXPECT_FALSE(*r->assert_allclose);
+  EXPECT_DOUBLE_EQ(*r->allclose_rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(*r->allclose_atol, 0.02);
   EXPECT_EQ(r->markers, (std::vector<std::string>{"push", "fast"}));
-  EXPECT_EQ(r->defined_at.line, 2);
-  EXPECT_EQ(r->defined_at.column, 3);
-  const TestEntry* b = c.find("bert/masked_lm/native-bert_base-single_device-inference");
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->status, TestStatus::KnownFailureXfail);
-  EXPECT_EQ(*b->bringup_status, BringupStatus::IncorrectResult);
-  EXPECT_EQ(b->markers, std::vector<std::string>{"weekly"});
+  EXPECT_EQ(r->supported_archs, (std::vector<std::string>{"n150", "n300-llmbox"}));
+  EXPECT_EQ(*r->batch_size, 8);
+  EXPECT_EQ(*r->seq_len, 128);
+  EXPECT_EQ(*r->optimization_level, 2);
+  EXPECT_TRUE(*r->enable_weight_bfp8_conversion);
+  EXPECT_EQ(*r->execution_pass, "BACKWARD");
+  EXPECT_EQ(r->filechecks, std::vector<std::string>{"resnet.ttnn.mlir"});
+  EXPECT_DOUBLE_EQ(*r->timeout_seconds, 90.5);
+  EXPECT_TRUE(r->flaky);
+  EXPECT_EQ(r->defined_at.to_string(), path("a.yaml") + ":2:3");
+  EXPECT_EQ(r->sources.size(), 20u);
+  EXPECT_EQ(r->sources.at("required_pcc").to_string(), path("a.yaml") + ":6:5");
+  EXPECT_EQ(r->sources.at("flaky").file_line(), path("a.yaml") + ":22");
 }
 
-TEST_F(ConfigTest, EveryProblemReportedWithFileLineColumn) {
-  write("bad.yaml", R"(test_config:
-  a-x-single_device-inference:
-    statuss: EXPECTED_PASSING
-    required_pcc: 1.5
-  b-x-single_device-inference:
-    status: PASSING_MAYBE
+TEST_F(ConfigTest, EnumsAcceptNamesAndLowerCaseValues) {
+  write("a.yaml", R"(test_config:
+  a-single_device-inference: {status: known_failure_xfail, bringup_status: incorrect_result}
+  b-single_device-inference: {status: NOT_SUPPORTED_SKIP, execution_pass: FORWARD}
 )");
-  load();
-  ASSERT_EQ(diags.size(), 3u);
-  const std::string file = (dir / "bad.yaml").string();
-  EXPECT_EQ(diags[0].to_string(), file + ":3:5: unknown field 'statuss'");
-  EXPECT_EQ(diags[1].to_string(), file + ":4:19: field 'required_pcc' must be in [0.000000, 1.000000]");
-  EXPECT_NE(diags[2].to_string().find(file + ":6:13: invalid status 'PASSING_MAYBE' (allowed: EXPECTED_PASSING"),
-            std::string::npos);
+  const TestConfig c = load();
+  ASSERT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  EXPECT_EQ(c.find("a-single_device-inference")->status, TestStatus::KnownFailureXfail);
+  EXPECT_EQ(c.find("a-single_device-inference")->bringup_status, BringupStatus::IncorrectResult);
+  EXPECT_EQ(c.find("b-single_device-inference")->status, TestStatus::NotSupportedSkip);
+  EXPECT_EQ(*c.find("b-single_device-inference")->execution_pass, "FORWARD");
 }
 
-TEST_F(ConfigTest, DuplicateIdAcrossFilesNamesBothPlaces) {
-  write("a.yaml", "test_config:\n  x-single_device-inference:\n    status: EXPECTED_PASSING\n");
-  write("b.yaml", "test_config:\n\n  x-single_device-inference:\n    status: EXPECTED_PASSING\n");
-  load();
-  ASSERT_EQ(diags.size(), 1u);
-  EXPECT_EQ(diags[0].where.file, (dir / "b.yaml").string());
-  EXPECT_EQ(diags[0].where.line, 3);
-  EXPECT_NE(diags[0].message.find((dir / "a.yaml").string() + ":2:3"), std::string::npos);
+TEST_F(ConfigTest, MarkersMayBeOneString) {
+  write("a.yaml", "test_config:\n  a-single_device-inference:\n    markers: weekly\n");
+  const TestConfig c = load();
+  ASSERT_TRUE(diags.empty());
+  EXPECT_EQ(c.find("a-single_device-inference")->markers, std::vector<std::string>{"weekly"});
 }
 
-TEST_F(ConfigTest, MalformedYamlHasAPosition) {
-  write("broken.yaml", "test_config:\n  a: {status: \"unterminated\n");
-  load();
-  ASSERT_EQ(diags.size(), 1u);
-  EXPECT_NE(diags[0].message.find("malformed YAML"), std::string::npos);
-  EXPECT_GT(diags[0].where.line, 0);
+TEST_F(ConfigTest, FilesAreMergedRecursivelyInPathOrder) {
+  std::filesystem::create_directories(dir / "sub");
+  write("b.yaml", "test_config:\n  b-single_device-inference: {status: EXPECTED_PASSING}\n");
+  write("sub/a.yml", "test_config:\n  a-single_device-inference: {status: EXPECTED_PASSING}\n");
+  write("notes.txt", "not yaml: [\n");
+  const TestConfig c = load();
+  ASSERT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  EXPECT_EQ(c.entries.size(), 2u);
+  EXPECT_EQ(c.files, (std::vector<std::string>{path("b.yaml"), path("sub/a.yml")}));
+}
+
+TEST_F(ConfigTest, OneFileCanBeLoadedOnItsOwn) {
+  write("a.yaml", "test_config:\n  a-single_device-inference: {status: EXPECTED_PASSING}\n");
+  write("b.yaml", "test_config:\n  b-single_device-inference: {status: EXPECTED_PASSING}\n");
+  const TestConfig c = load_test_config(path("a.yaml"), diags);
+  EXPECT_EQ(c.entries.size(), 1u);
+}
+
+TEST_F(ConfigTest, EmptyFilesAndSectionsAreFine) {
+  write("empty.yaml", "");
+  write("comments.yaml", "# nothing yet\n");
+  write("section.yaml", "test_config:\nPLACEHOLDER_MODELS:\n");
+  const TestConfig c = load();
+  EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  EXPECT_TRUE(c.entries.empty());
+}
+
+TEST_F(ConfigTest, PlaceholdersDefaultToNotStarted) {
+  write("placeholders.yaml", R"(PLACEHOLDER_MODELS:
+  meta-llama/Llama-3.1-405B:
+    reason: "needs a 32-chip mesh"
+  deepseek-ai/DeepSeek-V3:
+    bringup_status: FAILED_RUNTIME
+  panoptic deeplab:
+)");
+  const TestConfig c = load();
+  ASSERT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  ASSERT_EQ(c.placeholders.size(), 3u);
+  const Placeholder& llama = c.placeholders.at("placeholder/meta-llama/llama-3.1-405b");
+  EXPECT_EQ(llama.name, "meta-llama/Llama-3.1-405B");
+  EXPECT_EQ(llama.bringup(), BringupStatus::NotStarted);
+  EXPECT_EQ(llama.entry.reason, "needs a 32-chip mesh");
+  EXPECT_EQ(c.placeholders.at("placeholder/deepseek-ai/deepseek-v3").bringup(), BringupStatus::FailedRuntime);
+  EXPECT_EQ(c.placeholders.count("placeholder/panoptic_deeplab"), 1u);
+}
+
+TEST_F(ConfigTest, AFileMayHoldBothSections) {
+  write("a.yaml", R"(test_config:
+  a-single_device-inference: {status: EXPECTED_PASSING}
+PLACEHOLDER_MODELS:
+  future_model: {reason: planned}
+)");
+  const TestConfig c = load();
+  EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  EXPECT_EQ(c.entries.size(), 1u);
+  EXPECT_EQ(c.placeholders.size(), 1u);
 }
 
 TEST(TestStatusNames, AcceptNamesAndLowerCaseValues) {
@@ -98,6 +148,11 @@ TEST(TestStatusNames, AcceptNamesAndLowerCaseValues) {
   EXPECT_EQ(parse_status("not_supported_skip"), TestStatus::NotSupportedSkip);
   EXPECT_EQ(parse_status("Not_Supported_Skip"), std::nullopt);
   EXPECT_EQ(parse_bringup("FAILED_TTMLIR_COMPILATION"), BringupStatus::FailedTtmlirCompilation);
+}
+
+TEST(PlaceholderIds, LowerCaseWithBlanksAsUnderscores) {
+  EXPECT_EQ(placeholder_test_id("Qwen/Qwen2.5-VL-72B-Instruct"), "placeholder/qwen/qwen2.5-vl-72b-instruct");
+  EXPECT_EQ(placeholder_test_id("panoptic deeplab"), "placeholder/panoptic_deeplab");
 }
 
 }  // namespace

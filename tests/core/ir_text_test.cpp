@@ -105,6 +105,10 @@ Graph every_op_graph() {
   b.output("pooled max", rmax);
   b.output("mm", mm);
   b.output("lin", lin);
+  // Composite ops (made by the compiler's fuse pass).
+  b.output("rms", b.op(OpKind::RmsNorm, {ln, ln_g}, {{"eps", 1e-6}, {"form", std::string("cast_before_weight")}}));
+  b.output("attn", b.op(OpKind::Sdpa, {rs, b.transpose(rs, {0, 2, 1}), rs}, {{"scale", 0.125}}));
+  b.output("routing", b.op(OpKind::TopkMask, {sm}, {{"k", int64_t{1}}, {"axis", int64_t{-1}}}));
   b.output("passthrough", x);  // an output that is a parameter
   return b.finish();
 }

@@ -85,7 +85,16 @@ INSTANTIATE_TEST_SUITE_P(NativeLoaders, ModelReferenceTest,
                                            RangeCase{"resnet/native", "resnet18", {1, 1000}, 0.3, 10, 50},
                                            RangeCase{"resnet/native", "resnet50", {1, 1000}, 0.3, 10, 50},
                                            RangeCase{
-                                               "bert/masked_lm/native", "bert_tiny", {1, 128, 30522}, 0.1, 10, 50}),
+                                               "bert/masked_lm/native", "bert_tiny", {1, 128, 30522}, 0.1, 10, 50},
+                                           RangeCase{"mobilenet_v2/native", "mobilenet_v2_tiny", {1, 10}, 0.3, 10, 50},
+                                           RangeCase{"mobilenet_v2/native", "mobilenet_v2", {1, 1000}, 0.3, 10, 50},
+                                           RangeCase{"vit/native", "vit_tiny", {1, 1000}, 0.1, 10, 50},
+                                           RangeCase{"unet/native", "unet_tiny", {1, 2, 64, 64}, 0.1, 10, 50},
+                                           RangeCase{"gpt2/causal_lm/native", "gpt2_tiny", {1, 128, 50257}, 0.1, 10, 50},
+                                           RangeCase{"llama/causal_lm/native", "llama_tiny", {1, 128, 32000}, 0.1, 10, 50},
+                                           RangeCase{"mixtral/causal_lm/native", "mixtral_tiny", {1, 128, 32000}, 0.1, 10, 50},
+                                           RangeCase{
+                                               "whisper/audio_asr/native", "whisper_tiny", {1, 1500, 384}, 0.3, 10, 50}),
                          [](const ::testing::TestParamInfo<RangeCase>& info) { return info.param.variant; });
 
 TEST(ModelReference, Bf16WeightsTrackF32) {
@@ -123,6 +132,42 @@ TEST(ModelReference, BertAttentionMaskHidesPaddedPositions) {
   EXPECT_EQ(first_position_diff(with_id(15, 2000)), 0.0);
   EXPECT_GT(first_position_diff(with_id(5, 2000)), 1e-4);
 }
+
+// Causal language models: changing token 10 leaves the logits of positions
+// 0..9 unchanged and changes those of position 10 on.
+class CausalMaskTest : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(CausalMaskTest, LaterTokensDoNotChangeEarlierLogits) {
+  const auto& [dir, variant] = GetParam();
+  auto loader = make_loader(dir);
+  sdk::LoadOptions options;
+  options.seq_len = 16;
+  const sdk::Model model = loader->load_model(variant, options);
+  const sdk::Inputs inputs = loader->load_inputs(variant, options);
+  const Tensor base = runtime::run_reference(model.graph, inputs).at(0);
+  sdk::Inputs changed = inputs;
+  Tensor ids = inputs.at("input_ids").clone();
+  ids.data<int64_t>()[10] = ids.data<int64_t>()[10] == 7 ? 8 : 7;
+  changed["input_ids"] = ids;
+  const Tensor other = runtime::run_reference(model.graph, changed).at(0);
+  const int64_t vocab = base.dim(2);
+  auto diff = [&](int64_t from, int64_t to) {
+    double d = 0;
+    for (int64_t i = from * vocab; i < to * vocab; ++i)
+      d = std::max(d, static_cast<double>(std::abs(base.data<float>()[i] - other.data<float>()[i])));
+    return d;
+  };
+  EXPECT_EQ(diff(0, 10), 0.0);
+  EXPECT_GT(diff(10, 16), 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(DecoderOnly, CausalMaskTest,
+                         ::testing::Values(std::pair<std::string, std::string>{"gpt2/causal_lm/native", "gpt2_tiny"},
+                                           std::pair<std::string, std::string>{"llama/causal_lm/native",
+                                                                               "llama_tiny"},
+                                           std::pair<std::string, std::string>{"mixtral/causal_lm/native",
+                                                                               "mixtral_tiny"}),
+                         [](const auto& info) { return info.param.second; });
 
 }  // namespace
 }  // namespace meshtest::testing

@@ -1,5 +1,6 @@
-// SQLite store: schema created at version 1, records readable by plain SQL.
+// SQLite store specifics: WAL mode, records readable by plain SQL, migration from v1.
 #include "reports/sqlite_store.h"
+#include "reports/store_schema.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -26,7 +27,7 @@ TEST(SqliteStore, RecordsRunsResultsAndOutputs) {
   std::filesystem::remove(path);
   {
     SqliteStore store(path);
-    EXPECT_EQ(store.schema_version(), 1);
+    EXPECT_EQ(store.schema_version(), latest_schema_version());
     RunInfo run;
     run.run_id = "run-1";
     run.started_at = "2026-11-22T00:00:00.000Z";
@@ -44,8 +45,45 @@ TEST(SqliteStore, RecordsRunsResultsAndOutputs) {
     EXPECT_EQ(query_one(store.handle(), "PRAGMA journal_mode"), "wal");
   }
   SqliteStore reopened(path);  // migrations are idempotent
-  EXPECT_EQ(reopened.schema_version(), 1);
+  EXPECT_EQ(reopened.schema_version(), latest_schema_version());
   EXPECT_EQ(query_one(reopened.handle(), "SELECT count(*) FROM results"), "1");
+  std::filesystem::remove(path);
+}
+
+std::string temp_db(const std::string& name) {
+  const auto path = std::filesystem::temp_directory_path() / ("meshtest_" + name + "_" + std::to_string(getpid()) + ".db");
+  std::filesystem::remove(path);
+  return path.string();
+}
+
+TEST(SqliteStore, MigratesAVersion1DatabaseKeepingItsRows) {
+  const std::string path = temp_db("v1");
+  {
+    SqliteDatabase db(path);
+    migrate_schema(db, 1);
+    db.exec("INSERT INTO runs (run_id, started_at) VALUES ('old', '2026-01-01T00:00:00.000Z');"
+            "INSERT INTO results (run_id, test_id, attempt, outcome, pcc) VALUES ('old', 't', 1, 'passed', 0.995);");
+    EXPECT_EQ(db.schema_version(), 1);
+  }
+  SqliteStore store(path);
+  EXPECT_EQ(store.schema_version(), latest_schema_version());
+  const auto results = store.run_results("old");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].outcome, Outcome::Passed);
+  EXPECT_DOUBLE_EQ(results[0].pcc, 0.995);
+  EXPECT_TRUE(results[0].guidance.empty());
+  std::filesystem::remove(path);
+}
+
+TEST(SqliteStore, RefusesADatabaseFromANewerMeshtest) {
+  const std::string path = temp_db("newer");
+  { SqliteDatabase(path).set_schema_version(99); }
+  try {
+    SqliteStore store(path);
+    FAIL() << "opened a schema-99 database";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("newer than this meshtest"), std::string::npos) << e.what();
+  }
   std::filesystem::remove(path);
 }
 

@@ -67,5 +67,78 @@ TEST(Expression, ErrorsNameTheColumn) {
   }
 }
 
+// pytest's documented examples (how-to/usage, "Specifying which tests to run").
+TEST(Expression, PytestDocumentedExamples) {
+  // -k "MyClass and not method"
+  EXPECT_TRUE(eval("MyClass and not method", {"MyClass"}));
+  EXPECT_FALSE(eval("MyClass and not method", {"MyClass", "method"}));
+  // -m "slow or not webtest" style combinations
+  EXPECT_TRUE(eval("http or quick", {"quick"}));
+  EXPECT_FALSE(eval("http and quick", {"quick"}));
+  EXPECT_TRUE(eval("not send_http", {}));
+}
+
+TEST(Expression, AndChainsAndOrChainsOfAnyLength) {
+  std::string all, any;
+  std::set<std::string> truths;
+  for (int i = 0; i < 50000; ++i) {
+    const std::string name = "m" + std::to_string(i);
+    all += (i ? " and " : "") + name;
+    any += (i ? " or " : "") + name;
+    truths.insert(name);
+  }
+  EXPECT_TRUE(eval(all, truths));
+  EXPECT_FALSE(eval(all, {"m1"}));
+  EXPECT_TRUE(eval(any, {"m49999"}));
+  EXPECT_FALSE(eval(any, {}));
+}
+
+TEST(Expression, MixedChainsKeepPrecedence) {
+  // a and b or c and not d or e == (a and b) or (c and (not d)) or e
+  EXPECT_TRUE(eval("a and b or c and not d or e", {"c"}));
+  EXPECT_FALSE(eval("a and b or c and not d or e", {"c", "d"}));
+  EXPECT_TRUE(eval("a and b or c and not d or e", {"e", "d"}));
+  EXPECT_FALSE(eval("a and b or c and not d or e", {"a"}));
+  EXPECT_TRUE(eval("not (a or b) and c", {"c"}));
+  EXPECT_FALSE(eval("not (a or b) and c", {"b", "c"}));
+}
+
+TEST(Expression, DeepNestingIsAnErrorNotACrash) {
+  EXPECT_TRUE(eval(std::string(200, '(') + "a" + std::string(200, ')'), {"a"}));
+  EXPECT_THROW(Expression::parse(std::string(100000, '(') + "a" + std::string(100000, ')')), ParseError);
+  std::string nots;
+  for (int i = 0; i < 100000; ++i) nots += "not ";
+  try {
+    Expression::parse(nots + "a", "-m expression");
+    FAIL() << "expected ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_STREQ(e.what(), "-m expression: nested more than 256 levels deep at column 1025");
+  }
+}
+
+TEST(Expression, MalformedExpressionsNameWhatWasExpected) {
+  const auto message = [](const std::string& text) {
+    try {
+      Expression::parse(text, "-m expression");
+    } catch (const ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("or a"), "-m expression: expected an identifier, 'not' or '(', got 'or' at column 1");
+  EXPECT_EQ(message("a and (b"), "-m expression: expected ')', got 'end of input' at column 9");
+  EXPECT_EQ(message("a)"), "-m expression: unexpected ')' at column 2");
+  EXPECT_EQ(message("()"), "-m expression: expected an identifier, 'not' or '(', got ')' at column 2");
+  EXPECT_EQ(message("not"), "-m expression: expected an identifier, 'not' or '(', got 'end of input' at column 4");
+}
+
+TEST(Expression, IdentifierCharactersFollowPytest) {
+  EXPECT_TRUE(eval("a:b+c-d.e[f]\\g/h", {"a:b+c-d.e[f]\\g/h"}));
+  EXPECT_TRUE(eval("modèle", {"modèle"}));
+  EXPECT_TRUE(eval("True or None", {"None"}));  // plain identifiers, not Python constants
+  EXPECT_THROW(Expression::parse("a == b"), ParseError);
+  EXPECT_THROW(Expression::parse("a, b"), ParseError);
+}
+
 }  // namespace
 }  // namespace meshtest::runner

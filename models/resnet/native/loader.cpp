@@ -1,7 +1,10 @@
 // ResNet image classifiers, torchvision architecture and parameter names
 // (v1.5: the stride sits on the 3x3 conv of a bottleneck):
-//   resnet18     BasicBlock [2,2,2,2], widths 64..512, 1000 classes, 224x224
-//   resnet50     Bottleneck [3,4,6,3], widths 64..512, 1000 classes, 224x224
+//   resnet18     BasicBlock [2,2,2,2],  widths 64..512, 1000 classes, 224x224
+//   resnet34     BasicBlock [3,4,6,3],  widths 64..512, 1000 classes, 224x224
+//   resnet50     Bottleneck [3,4,6,3],  widths 64..512, 1000 classes, 224x224
+//   resnet101    Bottleneck [3,4,23,3], widths 64..512, 1000 classes, 224x224
+//   resnet152    Bottleneck [3,8,36,3], widths 64..512, 1000 classes, 224x224
 //   resnet_tiny  BasicBlock [1,1,1,1], widths 16..128,   10 classes,  64x64
 // Input "image" [B,3,H,W], output "logits" [B,classes]; batch_norm in
 // inference form. Initialisation keeps activations O(1) through 50 layers:
@@ -16,15 +19,16 @@
 #include <cmath>
 #include <string>
 
-#include "core/error.h"
 #include "core/graph_builder.h"
-#include "core/rng.h"
 #include "discovery/loader_sdk.h"
 #include "models/common/batch_norm.h"
 #include "models/common/conv2d.h"
 #include "models/common/init.h"
 #include "models/common/linear.h"
 #include "models/common/load_options.h"
+#include "models/common/variant_table.h"
+#include "models/common/vision_inputs.h"
+#include "models/common/safetensors.h"
 
 namespace meshtest::models {
 namespace {
@@ -42,15 +46,15 @@ struct ResNetConfig {
 
 constexpr ResNetConfig kConfigs[] = {
     {"resnet18", false, {2, 2, 2, 2}, {64, 128, 256, 512}, 1000, 224},
+    {"resnet34", false, {3, 4, 6, 3}, {64, 128, 256, 512}, 1000, 224},
     {"resnet50", true, {3, 4, 6, 3}, {64, 128, 256, 512}, 1000, 224},
+    {"resnet101", true, {3, 4, 23, 3}, {64, 128, 256, 512}, 1000, 224},
+    {"resnet152", true, {3, 8, 36, 3}, {64, 128, 256, 512}, 1000, 224},
     {"resnet_tiny", false, {1, 1, 1, 1}, {16, 32, 64, 128}, 10, 64},
 };
 
 const ResNetConfig& find_config(std::string_view variant) {
-  for (const ResNetConfig& c : kConfigs) {
-    if (variant == c.name) return c;
-  }
-  throw Error(std::string(kLoader) + ": unknown variant '" + std::string(variant) + "'");
+  return find_variant<ResNetConfig>(kConfigs, variant, kLoader);
 }
 
 BatchNormInit residual_tail_bn() {
@@ -91,27 +95,16 @@ ValueId bottleneck(LayerContext& ctx, const std::string& prefix, ValueId x, int6
 
 class ResNetLoader final : public sdk::ModelLoader {
  public:
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (const ResNetConfig& c : kConfigs) names.emplace_back(c.name);
-    return names;
-  }
+  std::vector<std::string> variants() const override { return variant_names<ResNetConfig>(kConfigs); }
 
   sdk::ModelInfo info(std::string_view variant) const override {
-    const ResNetConfig& config = find_config(variant);
-    sdk::ModelInfo info;
-    info.model = "resnet";
-    info.variant = config.name;
-    info.group = "red";
-    info.task = "cv_image_cls";
-    info.source = "torchvision";
-    return info;
+    return model_info("resnet", find_config(variant).name, "red", "cv_image_cls", "torchvision");
   }
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
     const ResNetConfig& config = find_config(variant);
     const DType dtype = model_dtype(options, kLoader);
-    const int64_t batch = option_in_range(options.batch_size, 1, 1, 1 << 12, "batch_size", kLoader);
+    const int64_t batch = batch_option(options, kLoader);
     GraphBuilder b(config.name);
     LayerContext ctx{b, config.name, dtype};
 
@@ -136,18 +129,17 @@ class ResNetLoader final : public sdk::ModelLoader {
     const LinearInit fc_init{init::normal(0.0, std::sqrt(2.0 / static_cast<double>(features))), init::zeros()};
     x = linear(ctx, "fc", x, config.num_classes, fc_init);
     b.output("logits", x);
-    return {b.finish()};
+    return finish_model(b, config.name);
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
     const ResNetConfig& config = find_config(variant);
-    const DType dtype = model_dtype(options, kLoader);
-    const int64_t batch = option_in_range(options.batch_size, 1, 1, 1 << 12, "batch_size", kLoader);
-    // Normalised pixels (ImageNet mean/std applied): standard normal.
-    sdk::Inputs inputs;
-    inputs["image"] = float_input(
-        random_normal({batch, 3, config.image_size, config.image_size}, input_seed(config.name, "image")), dtype);
-    return inputs;
+    return image_inputs(config.name, options, 3, config.image_size, kLoader);
+  }
+
+  sdk::TrainingSpec training(std::string_view variant) const override {
+    find_config(variant);
+    return {"logits"};
   }
 };
 

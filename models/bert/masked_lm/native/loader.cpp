@@ -3,6 +3,7 @@
 // pooler, decoder weight tied to the word embeddings):
 //   bert_tiny  L=2,  H=128, A=2,  I=512
 //   bert_base  L=12, H=768, A=12, I=3072
+//   bert_large L=24, H=1024, A=16, I=4096
 // vocab 30522, 512 positions, 2 token types, layer_norm eps 1e-12, HF init
 // (weights N(0, 0.02), biases 0, LN gamma 1 / beta 0).
 // Inputs: "input_ids" i64 [B,S], "token_type_ids" i64 [B,S], "attention_mask"
@@ -11,7 +12,6 @@
 // seq_len (128, at most 512), num_layers (cuts the encoder down).
 #include <string>
 
-#include "core/error.h"
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "discovery/loader_sdk.h"
@@ -21,6 +21,9 @@
 #include "models/common/linear.h"
 #include "models/common/load_options.h"
 #include "models/common/mlp.h"
+#include "models/common/parallelism.h"
+#include "models/common/variant_table.h"
+#include "models/common/safetensors.h"
 
 namespace meshtest::models {
 namespace {
@@ -47,44 +50,25 @@ struct BertConfig {
 constexpr BertConfig kConfigs[] = {
     {"bert_tiny", 2, 128, 2, 512},
     {"bert_base", 12, 768, 12, 3072},
+    {"bert_large", 24, 1024, 16, 4096},
 };
 
 const BertConfig& find_config(std::string_view variant) {
-  for (const BertConfig& c : kConfigs) {
-    if (variant == c.name) return c;
-  }
-  throw Error(std::string(kLoader) + ": unknown variant '" + std::string(variant) + "'");
+  return find_variant<BertConfig>(kConfigs, variant, kLoader);
 }
 
-struct Dims {
-  int64_t batch;
-  int64_t seq;
-};
-
-Dims dims(const sdk::LoadOptions& options) {
-  return {option_in_range(options.batch_size, 1, 1, 1 << 12, "batch_size", kLoader),
-          option_in_range(options.seq_len, kDefaultSeqLen, 1, kMaxPositions, "seq_len", kLoader)};
+SequenceDims dims(const sdk::LoadOptions& options) {
+  return sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader);
 }
 
 LinearInit hf_linear_init() { return {init::normal(0.0, kInitStd), init::zeros()}; }
 
 class BertLoader final : public sdk::ModelLoader {
  public:
-  std::vector<std::string> variants() const override {
-    std::vector<std::string> names;
-    for (const BertConfig& c : kConfigs) names.emplace_back(c.name);
-    return names;
-  }
+  std::vector<std::string> variants() const override { return variant_names<BertConfig>(kConfigs); }
 
   sdk::ModelInfo info(std::string_view variant) const override {
-    const BertConfig& config = find_config(variant);
-    sdk::ModelInfo info;
-    info.model = "bert";
-    info.variant = config.name;
-    info.group = "priority";
-    info.task = "nlp_masked_lm";
-    info.source = "huggingface";
-    return info;
+    return model_info("bert", find_config(variant).name, "priority", "nlp_masked_lm", "huggingface");
   }
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
@@ -139,7 +123,7 @@ class BertLoader final : public sdk::ModelLoader {
     const ValueId decoder_bias = ctx.weight("cls.predictions.bias", {kVocab}, init::zeros());
     x = b.linear(x, word_table, decoder_bias);
     b.output("logits", x);
-    return {b.finish()};
+    return finish_model(b, config.name);
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
@@ -164,6 +148,32 @@ class BertLoader final : public sdk::ModelLoader {
     inputs["token_type_ids"] = types;
     inputs["attention_mask"] = float_input(Tensor::from_f32({batch, seq}, mask), dtype);
     return inputs;
+  }
+
+  std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
+    return heads_mesh(find_config(variant).heads, num_devices, kLoader);
+  }
+
+  // query/key/value and intermediate column-parallel, the two output denses
+  // row-parallel, the (tied) word embeddings split over the vocabulary.
+  std::optional<sdk::ShardSpec> shard_spec(std::string_view variant, const sdk::Model& model) const override {
+    find_config(variant);
+    return shard_by_rules(model.graph, {{"attention.self.query.weight", column_parallel_weight()},
+                                        {"attention.self.query.bias", column_parallel_bias()},
+                                        {"attention.self.key.weight", column_parallel_weight()},
+                                        {"attention.self.key.bias", column_parallel_bias()},
+                                        {"attention.self.value.weight", column_parallel_weight()},
+                                        {"attention.self.value.bias", column_parallel_bias()},
+                                        {"attention.output.dense.weight", row_parallel_weight()},
+                                        {"intermediate.dense.weight", column_parallel_weight()},
+                                        {"intermediate.dense.bias", column_parallel_bias()},
+                                        {"output.dense.weight", row_parallel_weight()},
+                                        {"embeddings.word_embeddings.weight", column_parallel_weight()}});
+  }
+
+  sdk::TrainingSpec training(std::string_view variant) const override {
+    find_config(variant);
+    return {"logits"};
   }
 };
 

@@ -10,6 +10,7 @@
 #include "models/common/init.h"
 #include "models/common/linear.h"
 #include "models/common/load_options.h"
+#include "models/common/safetensors.h"
 
 namespace meshtest::models {
 namespace {
@@ -50,7 +51,7 @@ class MnistLoader final : public sdk::ModelLoader {
     x = b.relu(linear(ctx, "fc2", x, kHidden, torch_default_linear_init(kHidden)));
     x = linear(ctx, "fc3", x, kClasses, torch_default_linear_init(kHidden));
     b.output("logits", x);
-    return {b.finish()};
+    return finish_model(b, variant);
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
@@ -61,6 +62,11 @@ class MnistLoader final : public sdk::ModelLoader {
     sdk::Inputs inputs;
     inputs["image"] = float_input(random_normal({batch, 1, 28, 28}, input_seed(variant, "image")), dtype);
     return inputs;
+  }
+
+  sdk::TrainingSpec training(std::string_view variant) const override {
+    check_variant(variant);
+    return {"logits"};
   }
 };
 

@@ -1,0 +1,35 @@
+// Reads the body of one test_config entry (or arch override, or placeholder)
+// into a TestEntry: every field checked against the schema, unknown names
+// answered with "did you mean", duplicated fields reported, foreign fields
+// (other runners') accepted with a warning.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/test_config.h"
+#include "config/value_reader.h"
+#include "config/yaml_tree.h"
+
+namespace meshtest::config {
+
+class EntryReader {
+ public:
+  explicit EntryReader(ValueReader& reader) : reader_(reader) {}
+
+  // `key` is the test id's node, `body` its mapping of fields.
+  TestEntry read_entry(const YamlNode& key, const YamlNode& body);
+  // PLACEHOLDER_MODELS.<name>: only bringup_status and reason.
+  Placeholder read_placeholder(const YamlNode& key, const YamlNode& body);
+
+ private:
+  enum class Context { Entry, ArchOverride, Placeholder };
+  void read_fields(const YamlNode& body, TestEntry& entry, Context context);
+  void read_field(const YamlNode& key, const YamlNode& value, TestEntry& entry, Context context);
+  void read_arch_overrides(const YamlNode& node, TestEntry& entry);
+  bool require_map(const YamlNode& node, const std::string& what);
+
+  ValueReader& reader_;
+};
+
+}  // namespace meshtest::config

@@ -1,0 +1,177 @@
+// The table of test_config entry fields (see entry_schema.h).
+#include "config/entry_schema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "config/arch_names.h"
+#include "config/marker_names.h"
+#include "config/nearest_name.h"
+
+namespace meshtest::config {
+
+namespace {
+
+// ---- show: value -> text ----
+std::string text_of(double v) { return format_number(v); }
+std::string text_of(bool v) { return v ? "true" : "false"; }
+std::string text_of(int64_t v) { return std::to_string(v); }
+std::string text_of(int v) { return std::to_string(v); }
+std::string text_of(const std::string& v) { return v; }
+std::string text_of(TestStatus v) { return std::string(status_name(v)); }
+std::string text_of(BringupStatus v) { return std::string(bringup_name(v)); }
+std::string text_of(const std::vector<std::string>& v) { return "[" + join_names(v) + "]"; }
+
+template <class T>
+std::optional<std::string> shown(const std::optional<T>& v) {
+  return v ? std::optional<std::string>(text_of(*v)) : std::nullopt;
+}
+std::optional<std::string> shown(const std::vector<std::string>& v) {
+  return v.empty() ? std::nullopt : std::optional<std::string>(text_of(v));
+}
+std::optional<std::string> shown(const std::string& v) {
+  return v.empty() ? std::nullopt : std::optional<std::string>(v);
+}
+// Fields that always have a value (status, flaky) show it, set or not.
+std::optional<std::string> shown(TestStatus v) { return text_of(v); }
+std::optional<std::string> shown(bool v) { return text_of(v); }
+
+// ---- readers: one per kind of value; the member they fill is a template argument ----
+template <auto Member>
+void copy_member(const TestEntry& from, TestEntry& to) {
+  to.*Member = from.*Member;
+}
+template <auto Member>
+std::optional<std::string> show_member(const TestEntry& e) {
+  return shown(e.*Member);
+}
+
+template <auto Member, double Lo, double Hi>
+void read_number(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.number(n, field, Lo, Hi)) e.*Member = *v;
+}
+
+template <auto Member, int64_t Lo, int64_t Hi>
+void read_integer(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.integer(n, field, Lo, Hi)) e.*Member = static_cast<std::remove_reference_t<decltype(*(e.*Member))>>(*v);
+}
+
+template <auto Member>
+void read_bool(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.boolean(n, field)) e.*Member = *v;
+}
+
+template <auto Member>
+void read_string(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.string(n, field)) e.*Member = *v;
+}
+
+template <auto Member>
+void read_strings(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.string_list(n, field)) e.*Member = *v;
+}
+
+void read_status(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.enumeration(n, field, parse_status, all_status_names())) e.status = *v;
+}
+
+void read_bringup(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.enumeration(n, field, parse_bringup, all_bringup_names())) e.bringup_status = *v;
+}
+
+std::optional<std::string> parse_execution_pass(std::string_view text) {
+  for (std::string_view name : {"FORWARD", "BACKWARD"}) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (text == name || text == lower) return std::string(name);
+  }
+  return std::nullopt;
+}
+
+void read_execution_pass(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.enumeration(n, field, parse_execution_pass, {"FORWARD", "BACKWARD"})) e.execution_pass = *v;
+}
+
+void read_markers(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  const std::optional<std::vector<std::string>> names = r.string_list(n, field);
+  if (!names) return;
+  for (size_t i = 0; i < names->size(); ++i) {
+    const std::string& m = (*names)[i];
+    if (auto problem = marker_name_problem(m)) {
+      r.error(n.kind == YamlNode::Kind::Sequence ? n.children[i] : n, "marker '" + m + "' " + *problem);
+    }
+  }
+  e.markers = *names;
+}
+
+void read_archs(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  const std::optional<std::vector<std::string>> names = r.string_list(n, field);
+  if (!names) return;
+  for (size_t i = 0; i < names->size(); ++i) {
+    if (auto problem = unknown_arch_message((*names)[i])) {
+      r.error(n.kind == YamlNode::Kind::Sequence ? n.children[i] : n, *problem);
+    }
+  }
+  e.supported_archs = *names;
+}
+
+// Adapts a reader that needs the field name to FieldSpec::read.
+#define MESHTEST_FIELD(name, reader, member)                                                        \
+  FieldSpec {                                                                                       \
+    name, [](ValueReader& r, const YamlNode& n, TestEntry& e) { reader(r, n, e, name); },           \
+        copy_member<&TestEntry::member>, show_member<&TestEntry::member>                            \
+  }
+
+constexpr double kInf = HUGE_VAL;
+
+}  // namespace
+
+const std::vector<FieldSpec>& entry_fields() {
+  static const std::vector<FieldSpec> fields = {
+      MESHTEST_FIELD("status", read_status, status),
+      MESHTEST_FIELD("reason", read_string<&TestEntry::reason>, reason),
+      MESHTEST_FIELD("bringup_status", read_bringup, bringup_status),
+      MESHTEST_FIELD("required_pcc", (read_number<&TestEntry::required_pcc, 0.0, 1.0>), required_pcc),
+      MESHTEST_FIELD("assert_pcc", read_bool<&TestEntry::assert_pcc>, assert_pcc),
+      MESHTEST_FIELD("required_atol", (read_number<&TestEntry::required_atol, 0.0, kInf>), required_atol),
+      MESHTEST_FIELD("assert_atol", read_bool<&TestEntry::assert_atol>, assert_atol),
+      MESHTEST_FIELD("assert_allclose", read_bool<&TestEntry::assert_allclose>, assert_allclose),
+      MESHTEST_FIELD("allclose_rtol", (read_number<&TestEntry::allclose_rtol, 0.0, kInf>), allclose_rtol),
+      MESHTEST_FIELD("allclose_atol", (read_number<&TestEntry::allclose_atol, 0.0, kInf>), allclose_atol),
+      MESHTEST_FIELD("markers", read_markers, markers),
+      MESHTEST_FIELD("supported_archs", read_archs, supported_archs),
+      MESHTEST_FIELD("batch_size", (read_integer<&TestEntry::batch_size, 1, INT64_MAX>), batch_size),
+      MESHTEST_FIELD("seq_len", (read_integer<&TestEntry::seq_len, 1, INT64_MAX>), seq_len),
+      MESHTEST_FIELD("optimization_level", (read_integer<&TestEntry::optimization_level, 0, 2>), optimization_level),
+      MESHTEST_FIELD("enable_weight_bfp8_conversion", read_bool<&TestEntry::enable_weight_bfp8_conversion>,
+                     enable_weight_bfp8_conversion),
+      MESHTEST_FIELD("execution_pass", read_execution_pass, execution_pass),
+      MESHTEST_FIELD("filechecks", read_strings<&TestEntry::filechecks>, filechecks),
+      MESHTEST_FIELD("timeout", (read_number<&TestEntry::timeout_seconds, 1e-3, kInf>), timeout_seconds),
+      MESHTEST_FIELD("flaky", read_bool<&TestEntry::flaky>, flaky),
+  };
+  return fields;
+}
+
+const FieldSpec* find_field(std::string_view name) {
+  for (const FieldSpec& f : entry_fields()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& entry_field_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const FieldSpec& f : entry_fields()) out.emplace_back(f.name);
+    out.emplace_back(kArchOverridesField);
+    return out;
+  }();
+  return names;
+}
+
+bool is_foreign_field(std::string_view name) { return name == "inject_custom_moe" || name == "emitpy_assert_exact"; }
+
+}  // namespace meshtest::config

@@ -1,0 +1,105 @@
+// Mixtral causal language models, Hugging Face MixtralForCausalLM
+// architecture and parameter names: the LLaMA-style decoder
+// (models/common/llama_decoder.h: RMSNorm, RoPE theta 1e6, GQA, untied
+// lm_head) with a sparse mixture of 8 SwiGLU experts, top-2 routing, in every
+// layer (models/common/moe.h):
+//   mixtral_8x7b   L=32, H=4096, 32 heads / 8 kv, I=14336 (46.7B; compile-only)
+//   mixtral_small  L=4,  H=512,  8 heads / 4 kv,  I=1024
+//   mixtral_tiny   L=2,  H=128,  4 heads / 2 kv,  I=256
+// vocab 32000, rms eps 1e-5, HF init N(0, 0.02) for every weight.
+// Options: batch_size (1), seq_len (128, at most 32768), num_layers.
+#include <string>
+
+#include "models/common/init.h"
+#include "models/common/llama_decoder.h"
+#include "models/common/load_options.h"
+#include "models/common/moe.h"
+#include "models/common/variant_table.h"
+
+namespace meshtest::models {
+namespace {
+
+constexpr const char* kLoader = "mixtral/causal_lm/native";
+constexpr int64_t kMaxPositions = 32768;
+constexpr int64_t kDefaultSeqLen = 128;
+constexpr int64_t kVocab = 32000;
+constexpr int64_t kExperts = 8;
+constexpr int64_t kTopK = 2;
+
+struct MixtralConfig {
+  const char* name;
+  int64_t layers, hidden, heads, kv_heads, intermediate;
+};
+
+constexpr MixtralConfig kConfigs[] = {
+    {"mixtral_8x7b", 32, 4096, 32, 8, 14336},
+    {"mixtral_small", 4, 512, 8, 4, 1024},
+    {"mixtral_tiny", 2, 128, 4, 2, 256},
+};
+
+const MixtralConfig& find_config(std::string_view variant) {
+  return find_variant<MixtralConfig>(kConfigs, variant, kLoader);
+}
+
+DecoderConfig decoder_config(const MixtralConfig& c) {
+  DecoderConfig d;
+  d.layers = c.layers;
+  d.hidden = c.hidden;
+  d.heads = c.heads;
+  d.kv_heads = c.kv_heads;
+  d.head_dim = c.hidden / c.heads;
+  d.vocab = kVocab;
+  d.tied_embeddings = false;
+  d.rope = {d.head_dim, 1e6, std::nullopt};
+  return d;
+}
+
+class MixtralLoader final : public sdk::ModelLoader {
+ public:
+  std::vector<std::string> variants() const override { return variant_names<MixtralConfig>(kConfigs); }
+
+  sdk::ModelInfo info(std::string_view variant) const override {
+    return model_info("mixtral", find_config(variant).name, "priority", "nlp_causal_lm", "huggingface");
+  }
+
+  sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
+    const MixtralConfig& c = find_config(variant);
+    const DecoderConfig config = decoder_config(c);
+    const int64_t layers = option_in_range(options.num_layers, c.layers, 1, c.layers, "num_layers", kLoader);
+    const MoeSpec moe{kExperts, kTopK, c.intermediate, init::normal(0.0, config.init_std)};
+    return build_llama_style_decoder(c.name, config, model_dtype(options, kLoader),
+                                     sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader), layers,
+                                     [&](LayerContext& ctx, const std::string& prefix, ValueId h) {
+                                       return sparse_moe(ctx, join_name(prefix, "block_sparse_moe"), h, moe);
+                                     });
+  }
+
+  sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
+    const MixtralConfig& c = find_config(variant);
+    return llama_style_inputs(c.name, decoder_config(c), model_dtype(options, kLoader),
+                              sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader));
+  }
+
+  std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
+    return heads_mesh(find_config(variant).kv_heads, num_devices, kLoader);
+  }
+
+  // Every expert is split across the chips of the "model" axis (w1/w3
+  // column-parallel, w2 row-parallel); the router stays replicated.
+  std::optional<sdk::ShardSpec> shard_spec(std::string_view variant, const sdk::Model& model) const override {
+    find_config(variant);
+    return llama_style_shard_spec(model.graph, {{".w1.weight", column_parallel_weight()},
+                                                {".w3.weight", column_parallel_weight()},
+                                                {".w2.weight", row_parallel_weight()}});
+  }
+
+  sdk::TrainingSpec training(std::string_view variant) const override {
+    find_config(variant);
+    return {"logits"};
+  }
+};
+
+}  // namespace
+}  // namespace meshtest::models
+
+MESHTEST_EXPORT_LOADER(meshtest::models::MixtralLoader)

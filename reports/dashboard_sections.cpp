@@ -1,0 +1,216 @@
+// Dashboard sections: header, overview by arch x parallelism x run mode,
+// trends, changes against the previous run, per-model history.
+#include "reports/dashboard_sections.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "reports/junit_xml.h"
+#include "reports/svg_charts.h"
+
+namespace meshtest::reports::dashboard {
+
+namespace {
+
+const std::vector<Outcome> kOutcomes = {Outcome::Passed,  Outcome::Failed,  Outcome::Error,
+                                        Outcome::Xfailed, Outcome::Xpassed, Outcome::Skipped};
+
+std::string count_text(size_t n) { return std::to_string(n); }
+
+double pass_rate(const std::map<std::string, const CaseResult*>& finals) {
+  size_t ran = 0, passed = 0;
+  for (const auto& [id, r] : finals) {
+    if (r->outcome == Outcome::Skipped) continue;
+    ++ran;
+    passed += is_pass(r->outcome);
+  }
+  return ran ? 100.0 * static_cast<double>(passed) / static_cast<double>(ran) : NAN;
+}
+
+double min_pcc(const std::map<std::string, const CaseResult*>& finals) {
+  double out = NAN;
+  for (const auto& [id, r] : finals) {
+    if (std::isfinite(r->pcc) && r->outcome != Outcome::Skipped) out = std::isnan(out) ? r->pcc : std::min(out, r->pcc);
+  }
+  return out;
+}
+
+std::string change_rows(const std::vector<CaseChange>& changes, bool show_pcc) {
+  std::string rows;
+  for (const CaseChange& c : changes) {
+    const CaseResult& now = *c.after;
+    rows += "<tr>" + cell(c.test_id, "id") +
+            cell(c.before ? std::string(outcome_name(c.before->outcome)) : "(new case)") +
+            cell(std::string(outcome_name(now.outcome))) + cell(now.bringup_status);
+    if (show_pcc) rows += number_cell(c.before ? c.before->pcc : NAN, "%.6f") + number_cell(now.pcc, "%.6f");
+    rows += cell(now.error_message, "msg") + "</tr>";
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string outcome_color(Outcome o) {
+  switch (o) {
+    case Outcome::Passed: return "#2e9d4f";
+    case Outcome::Failed: return "#d9433b";
+    case Outcome::Error: return "#8e2b8e";
+    case Outcome::Xfailed: return "#e3a21a";
+    case Outcome::Xpassed: return "#1f77b4";
+    case Outcome::Skipped: return "#9aa0a6";
+  }
+  return "#9aa0a6";
+}
+
+std::string esc(const std::string& text) { return xml_escape(text); }
+
+std::string cell(const std::string& text, const std::string& css_class) {
+  return (css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">") + esc(text) + "</td>";
+}
+
+std::string number_cell(double value, const std::string& format) {
+  return "<td class=\"num\">" + esc(format_number(format, value)) + "</td>";
+}
+
+std::string section(const std::string& id, const std::string& title, const std::string& body) {
+  return "<section id=\"" + id + "\"><h2>" + esc(title) + "</h2>" + body + "</section>";
+}
+
+std::string table(const std::vector<std::string>& headings, const std::string& rows) {
+  std::string html = "<table><thead><tr>";
+  for (const auto& h : headings) html += "<th>" + esc(h) + "</th>";
+  return html + "</tr></thead><tbody>" + rows + "</tbody></table>";
+}
+
+std::string none(const std::string& text) { return "<p class=\"none\">" + esc(text) + "</p>"; }
+
+std::string header(const Page& page) {
+  const RunInfo& run = page.latest().run;
+  std::string html = "<header><h1>" + esc(page.options.title) + "</h1><div class=\"meta\">run <b id=\"run-id\">" +
+                     esc(run.run_id) + "</b> · " + esc(run.arch) + " · git " + esc(run.git_sha) + " · " +
+                     esc(run.host) + " · started " + esc(run.started_at) + " · " + count_text(page.runs.size()) +
+                     " run(s) in view</div></header>";
+  return html;
+}
+
+std::string overview(const Page& page) {
+  std::map<Outcome, size_t> totals;
+  std::set<std::string> bringups;
+  using Key = std::tuple<std::string, std::string, std::string>;  // arch, parallelism, run mode
+  std::map<Key, std::map<std::string, size_t>> groups;
+  for (const auto& [id, r] : page.latest_finals()) {
+    ++totals[r->outcome];
+    bringups.insert(r->bringup_status);
+    auto& g = groups[{r->arch, r->parallelism, r->run_mode}];
+    ++g["total"];
+    ++g[std::string(outcome_name(r->outcome))];
+    ++g["b:" + r->bringup_status];
+  }
+  std::string tiles = "<div class=\"tiles\">";
+  std::vector<BarSegment> segments;
+  for (Outcome o : kOutcomes) {
+    tiles += "<div class=\"tile\" style=\"background:" + outcome_color(o) + "\"><b data-outcome=\"" +
+             std::string(outcome_name(o)) + "\">" + count_text(totals[o]) + "</b>" + std::string(outcome_name(o)) +
+             "</div>";
+    segments.push_back({std::string(outcome_name(o)), static_cast<double>(totals[o]), outcome_color(o)});
+  }
+  tiles += "</div>";
+  std::vector<std::string> headings = {"arch", "parallelism", "run mode", "cases"};
+  for (Outcome o : kOutcomes) headings.emplace_back(outcome_name(o));
+  for (const auto& b : bringups) headings.push_back(b);
+  std::string rows;
+  for (const auto& [key, counts] : groups) {
+    rows += "<tr>" + cell(std::get<0>(key)) + cell(std::get<1>(key)) + cell(std::get<2>(key));
+    auto count = [&](const std::string& k) {
+      auto it = counts.find(k);
+      return "<td class=\"num\">" + count_text(it == counts.end() ? 0 : it->second) + "</td>";
+    };
+    rows += count("total");
+    for (Outcome o : kOutcomes) rows += count(std::string(outcome_name(o)));
+    for (const auto& b : bringups) rows += count("b:" + b);
+    rows += "</tr>";
+  }
+  return section("overview", "Latest run: " + count_text(page.latest_finals().size()) + " case(s)",
+                 tiles + svg_stacked_bar("outcome-bar", segments) + "<h3>By arch × parallelism × run mode</h3>" +
+                     table(headings, rows));
+}
+
+std::string trends(const Page& page) {
+  std::vector<ChartPoint> rate, pcc;
+  for (size_t i = 0; i < page.runs.size(); ++i) {
+    const std::string label = page.runs[i].run.run_id;
+    rate.push_back({label, pass_rate(page.finals[i])});
+    pcc.push_back({label, min_pcc(page.finals[i])});
+  }
+  double low = 1;
+  for (const auto& p : pcc) {
+    if (std::isfinite(p.value)) low = std::min(low, p.value);
+  }
+  low = std::floor(std::max(low, -1.0) * 100) / 100;
+  return section("trends", "Last " + count_text(page.runs.size()) + " run(s)",
+                 "<div class=\"charts\"><div><h3>Pass rate (% of cases that ran)</h3>" +
+                     svg_line_chart("pass-rate-chart", rate, 0, 100, "%.0f%%") +
+                     "</div><div><h3>Minimum PCC over cases</h3>" +
+                     svg_line_chart("min-pcc-chart", pcc, std::min(low, 0.99), 1.0, "%.3f") + "</div></div>");
+}
+
+std::string changes(const Page& page) {
+  if (page.runs.size() < 2) return section("changes", "Changes", none("Only one run: nothing to compare yet."));
+  const RunDiff d = diff_runs(page.runs[page.runs.size() - 2].results, page.latest().results, page.options.diff);
+  const std::vector<std::string> headings = {"test id", "before", "now", "bring-up status", "message"};
+  const std::vector<std::string> pcc_headings = {"test id", "before", "now", "bring-up status", "PCC before",
+                                                 "PCC now", "message"};
+  std::string body = "<p>Against run <span class=\"id\">" + esc(page.runs[page.runs.size() - 2].run.run_id) +
+                     "</span>: <span class=\"" + (d.new_failures.empty() ? "good" : "bad") + "\" id=\"new-failures-count\">" +
+                     count_text(d.new_failures.size()) + " new failure(s)</span>, <span class=\"good\">" +
+                     count_text(d.fixed.size()) + " new pass(es)</span>, " + count_text(d.pcc_drops.size()) +
+                     " PCC drop(s), " + count_text(d.slower.size()) + " slower case(s).</p>";
+  body += "<h3>New failures</h3>" +
+          (d.new_failures.empty() ? none("none") : table(headings, change_rows(d.new_failures, false)));
+  body += "<h3>New passes</h3>" + (d.fixed.empty() ? none("none") : table(headings, change_rows(d.fixed, false)));
+  body += "<h3>PCC drops (more than " + format_number("%g", page.options.diff.pcc_margin) + ")</h3>" +
+          (d.pcc_drops.empty() ? none("none") : table(pcc_headings, change_rows(d.pcc_drops, true)));
+  return section("changes", "What changed since the previous run", body);
+}
+
+std::string model_history(const Page& page) {
+  // model -> per run (passed, ran)
+  std::map<std::string, std::vector<std::pair<int, int>>> models;
+  for (size_t i = 0; i < page.runs.size(); ++i) {
+    for (const auto& [id, r] : page.finals[i]) {
+      const std::string model = r->model.empty() ? r->loader_dir : r->model;
+      auto& row = models[model];
+      row.resize(page.runs.size());
+      if (r->outcome == Outcome::Skipped) continue;
+      ++row[i].second;
+      row[i].first += is_pass(r->outcome);
+    }
+  }
+  const double cw = 16, label_w = 220, rh = 18;
+  const double w = label_w + cw * static_cast<double>(page.runs.size()) + 60;
+  const double h = rh * static_cast<double>(models.size()) + 4;
+  std::string svg = "<svg id=\"model-history\" class=\"chart\" style=\"max-width:" + format_number("%.0f", w) +
+                    "px\" viewBox=\"0 0 " + format_number("%.0f", w) + " " + format_number("%.0f", h) + "\" role=\"img\">";
+  size_t row_index = 0;
+  for (const auto& [model, row] : models) {
+    const double y = 2 + rh * static_cast<double>(row_index++);
+    svg += "<text class=\"axis\" x=\"" + format_number("%.0f", label_w - 6) + "\" y=\"" + format_number("%.1f", y + 12) +
+           "\" text-anchor=\"end\">" + esc(model) + "</text>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      const auto [passed, ran] = row[i];
+      const std::string color = ran == 0 ? "#e3e5e8" : passed == ran ? "#2e9d4f" : passed == 0 ? "#d9433b" : "#e3a21a";
+      svg += "<rect x=\"" + format_number("%.0f", label_w + cw * static_cast<double>(i)) + "\" y=\"" +
+             format_number("%.1f", y + 1) + "\" width=\"14\" height=\"14\" rx=\"2\" fill=\"" + color + "\"><title>" +
+             esc(model + " · " + page.runs[i].run.run_id + ": " + std::to_string(passed) + "/" + std::to_string(ran) +
+                 " passed") +
+             "</title></rect>";
+    }
+  }
+  svg += "</svg>";
+  return section("model-history", "Per-model history (oldest → newest; green all passed, amber some, red none)",
+                 models.empty() ? none("no cases") : svg);
+}
+
+}  // namespace meshtest::reports::dashboard

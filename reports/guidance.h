@@ -1,0 +1,27 @@
+// Guidance tags: what a result suggests doing to the test_config.
+//   RM_XFAIL   an xfail case passed: drop KNOWN_FAILURE_XFAIL
+//   ADD_CONFIG an UNSPECIFIED case passed: give it an entry (EXPECTED_PASSING)
+//   ENABLE_PCC the PCC check is disabled but the PCC clears the threshold
+//   RAISE_PCC  the PCC clears a higher threshold with margin
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/case_result.h"
+
+namespace meshtest::reports {
+
+inline constexpr double kPccMargin = 0.002;     // kept below the worst observed PCC
+inline constexpr double kDefaultRequiredPcc = 0.99;
+
+// The threshold a case that scored `worst_pcc` can safely require: worst - margin,
+// rounded down to 3 decimals.
+double raised_pcc_threshold(double worst_pcc);
+// True when raised_pcc_threshold(worst_pcc) is meaningfully above `required`.
+bool can_raise_pcc(double worst_pcc, double required);
+
+// The tags for a result, from its status, outcome, PCC and thresholds.
+std::vector<std::string> guidance_for(const CaseResult& result);
+
+}  // namespace meshtest::reports

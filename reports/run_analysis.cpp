@@ -1,0 +1,113 @@
+// Final results, run diffs and flaky detection.
+#include "reports/run_analysis.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace meshtest::reports {
+
+std::vector<RunResults> load_recent_runs(ResultStore& store, int count) {
+  std::vector<RunResults> out;
+  for (RunInfo& run : store.recent_runs(count)) {
+    std::vector<CaseResult> results = store.run_results(run.run_id);
+    out.push_back({std::move(run), std::move(results)});
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::map<std::string, const CaseResult*> final_results(const std::vector<CaseResult>& results) {
+  std::map<std::string, const CaseResult*> out;
+  for (const CaseResult& r : results) {
+    const CaseResult*& slot = out[r.test_id];
+    if (!slot || r.attempt >= slot->attempt) slot = &r;
+  }
+  return out;
+}
+
+bool is_pass(Outcome o) { return o == Outcome::Passed || o == Outcome::Xpassed; }
+bool is_failure(Outcome o) { return o == Outcome::Failed || o == Outcome::Error; }
+
+RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseResult>& after,
+                  const DiffOptions& options) {
+  const auto old_final = final_results(before);
+  RunDiff diff;
+  for (const auto& [id, now] : final_results(after)) {
+    auto it = old_final.find(id);
+    const CaseResult* was = it == old_final.end() ? nullptr : it->second;
+    const CaseChange change{id, was, now};
+    if (is_failure(now->outcome) && (!was || !is_failure(was->outcome))) diff.new_failures.push_back(change);
+    if (!was) continue;
+    if (is_failure(was->outcome) && is_pass(now->outcome)) diff.fixed.push_back(change);
+    const bool judged = is_pass(now->outcome) || is_failure(now->outcome);  // not an expected xfail or a skip
+    if (judged && std::isfinite(was->pcc) && std::isfinite(now->pcc) && was->pcc - now->pcc > options.pcc_margin) {
+      diff.pcc_drops.push_back(change);
+    }
+    if (options.time_factor > 0 && is_pass(now->outcome) && was->wall_seconds > 0 &&
+        now->wall_seconds > was->wall_seconds * options.time_factor &&
+        now->wall_seconds - was->wall_seconds > options.time_floor_seconds) {
+      diff.slower.push_back(change);
+    }
+  }
+  return diff;
+}
+
+namespace {
+
+char outcome_letter(Outcome o) {
+  if (is_pass(o)) return 'P';
+  if (is_failure(o)) return 'F';
+  return o == Outcome::Xfailed ? 'X' : 'S';
+}
+
+// Cases where an attempt did not work and a later attempt of the same run passed.
+std::set<std::string> passed_on_retry(const std::vector<CaseResult>& results) {
+  std::map<std::string, bool> failed;
+  std::set<std::string> out;
+  for (const CaseResult& r : results) {  // ordered by test id, then attempt
+    bool& f = failed[r.test_id];
+    if (is_pass(r.outcome) && f) out.insert(r.test_id);
+    f = f || is_failure(r.outcome) || r.outcome == Outcome::Xfailed;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<FlakyCase> find_flaky(const std::vector<RunResults>& runs, bool strict) {
+  std::map<std::string, FlakyCase> cases;
+  std::map<std::string, char> last;  // last pass/fail letter seen
+  for (const RunResults& run : runs) {
+    const std::set<std::string> retried = passed_on_retry(run.results);
+    for (const auto& [id, r] : final_results(run.results)) {
+      FlakyCase& c = cases[id];
+      c.test_id = id;
+      ++c.runs;
+      const char letter = outcome_letter(r->outcome);
+      c.outcomes += letter;
+      // xfailed counts as "did not work" for flips: an xfail case that sometimes passes is flaky too
+      const char kind = letter == 'P' ? 'P' : (letter == 'S' ? 0 : 'F');
+      if (kind == 'P') ++c.passes;
+      if (kind == 'F') ++c.failures;
+      if (kind && last.count(id) && last[id] != kind) ++c.flips;
+      if (kind) last[id] = kind;
+      if (retried.count(id)) ++c.retried_passes;
+    }
+  }
+  std::vector<FlakyCase> out;
+  for (auto& [id, c] : cases) {
+    if (c.flips >= (strict ? 1 : 2) || c.retried_passes > 0) out.push_back(std::move(c));
+  }
+  std::sort(out.begin(), out.end(), [](const FlakyCase& a, const FlakyCase& b) {
+    return a.flips != b.flips ? a.flips > b.flips : a.test_id < b.test_id;
+  });
+  return out;
+}
+
+std::set<std::string> flaky_ids(const std::vector<RunResults>& runs, bool strict) {
+  std::set<std::string> ids;
+  for (const FlakyCase& c : find_flaky(runs, strict)) ids.insert(c.test_id);
+  return ids;
+}
+
+}  // namespace meshtest::reports

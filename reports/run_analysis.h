@@ -1,0 +1,67 @@
+// Reading runs back: the final result of each case, what changed between two
+// runs (diff), and which cases flip between outcomes (flaky).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "reports/case_result.h"
+#include "reports/result_store.h"
+
+namespace meshtest::reports {
+
+// A run with every attempt of every case.
+struct RunResults {
+  RunInfo run;
+  std::vector<CaseResult> results;
+};
+
+// The last `count` runs, oldest first.
+std::vector<RunResults> load_recent_runs(ResultStore& store, int count);
+
+// Last attempt of each case, by test id.
+std::map<std::string, const CaseResult*> final_results(const std::vector<CaseResult>& results);
+
+// Passed or xpassed: the code under test worked.
+bool is_pass(Outcome outcome);
+// Failed or error (xfailed is expected, skipped did not run).
+bool is_failure(Outcome outcome);
+
+struct DiffOptions {
+  double pcc_margin = 0.005;  // a PCC drop larger than this is a regression
+  double time_factor = 1.5;   // wall time growing by more than this factor ...
+  double time_floor_seconds = 1.0;  // ... and by more than this many seconds (0 factor: off)
+};
+
+struct CaseChange {
+  std::string test_id;
+  const CaseResult* before = nullptr;  // nullptr: not in the earlier run
+  const CaseResult* after = nullptr;
+};
+
+struct RunDiff {
+  std::vector<CaseChange> new_failures, fixed, pcc_drops, slower;
+  bool regressed() const { return !new_failures.empty() || !pcc_drops.empty() || !slower.empty(); }
+};
+
+// What changed from `before` to `after` (results must outlive the diff).
+RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseResult>& after,
+                  const DiffOptions& options = {});
+
+struct FlakyCase {
+  std::string test_id;
+  int runs = 0;           // recent runs that have the case
+  int passes = 0, failures = 0;
+  int flips = 0;          // pass <-> fail changes between consecutive runs
+  int retried_passes = 0; // runs where an attempt failed and a later one passed
+  std::string outcomes;   // one letter per run, oldest first: P pass, F fail, X xfail, S skip
+};
+
+// Cases whose outcome changes across `runs` (oldest first): at least two flips,
+// or a pass only on retry. With `strict`, one flip is enough (promote uses it).
+std::vector<FlakyCase> find_flaky(const std::vector<RunResults>& runs, bool strict = false);
+std::set<std::string> flaky_ids(const std::vector<RunResults>& runs, bool strict);
+
+}  // namespace meshtest::reports

@@ -1,0 +1,154 @@
+// SqlStore: runs, results and outputs through portable SQL.
+#include "reports/sql_store.h"
+
+#include <algorithm>
+
+#include "reports/result_rows.h"
+#include "reports/store_schema.h"
+
+namespace meshtest::reports {
+
+namespace {
+
+const char* const kRunColumns = "run_id, git_sha, host, argv, arch, selection, versions, started_at, finished_at";
+
+RunInfo run_from_row(const SqlRow& row) {
+  return {row.text(0), row.text(1), row.text(2), row.text(3), row.text(4),
+          row.text(5), row.text(6), row.text(7), row.text(8)};
+}
+
+std::string results_select() {
+  std::string cols;
+  for (const auto& c : result_columns()) cols += (cols.empty() ? "results." : ", results.") + c;
+  return "SELECT " + cols + " FROM results ";
+}
+
+}  // namespace
+
+SqlStore::SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) { migrate_schema(*db_); }
+
+void SqlStore::begin_run(const RunInfo& run) {
+  with_transaction(*db_, [&] {
+    db_->run(std::string("INSERT INTO runs (") + kRunColumns +
+                 ") VALUES (?,?,?,?,?,?,?,?,NULL) ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL",
+             {run.run_id, run.git_sha, run.host, run.argv, run.arch, run.selection, run.versions, run.started_at});
+  });
+}
+
+void SqlStore::finish_run(const std::string& run_id, const std::string& finished_at) {
+  with_transaction(*db_,
+                   [&] { db_->run("UPDATE runs SET finished_at = ? WHERE run_id = ?", {finished_at, run_id}); });
+}
+
+void SqlStore::record(const std::string& run_id, const CaseResult& result) { record_batch(run_id, {result}); }
+
+void SqlStore::record_batch(const std::string& run_id, const std::vector<CaseResult>& results) {
+  static const std::string kResultSql = upsert_sql("results", result_columns(), 3);
+  static const std::string kOutputSql = upsert_sql("result_outputs", output_columns(), 4);
+  with_transaction(*db_, [&] {
+    auto insert_result = db_->prepare(kResultSql);
+    std::unique_ptr<SqlStatement> insert_output;
+    for (const CaseResult& r : results) {
+      insert_result->run(result_values(run_id, r));
+      for (const OutputResult& o : r.outputs) {
+        if (!insert_output) insert_output = db_->prepare(kOutputSql);
+        insert_output->run(output_values(run_id, r, o));
+      }
+    }
+  });
+}
+
+int SqlStore::schema_version() { return db_->schema_version(); }
+
+std::optional<std::string> SqlStore::last_unfinished_run() {
+  auto rows = db_->query(
+      "SELECT run_id FROM runs WHERE finished_at IS NULL ORDER BY started_at DESC, run_id DESC LIMIT 1", {});
+  if (rows.empty()) return std::nullopt;
+  return rows[0].text(0);
+}
+
+std::vector<std::string> SqlStore::finished_test_ids(const std::string& run_id) {
+  std::vector<std::string> ids;
+  for (const SqlRow& row : db_->query("SELECT DISTINCT test_id FROM results WHERE run_id = ? ORDER BY test_id", {run_id})) {
+    ids.push_back(row.text(0));
+  }
+  return ids;
+}
+
+std::map<std::string, CaseHistory> SqlStore::case_history(int max_runs) {
+  // Per case, the wall times and peak RSS of its `max_runs` most recent attempts.
+  const auto rows = db_->query(
+      "SELECT test_id, wall_seconds, peak_host_rss_bytes FROM ("
+      "  SELECT test_id, wall_seconds, peak_host_rss_bytes,"
+      "         ROW_NUMBER() OVER (PARTITION BY test_id ORDER BY started_at DESC) AS n"
+      "  FROM results) AS recent WHERE n <= ? ORDER BY test_id",
+      {static_cast<int64_t>(max_runs)});
+  std::map<std::string, std::vector<double>> times;
+  std::map<std::string, CaseHistory> out;
+  for (const SqlRow& row : rows) {
+    const std::string id = row.text(0);
+    const double t = row.real(1);
+    times[id].push_back(std::isnan(t) ? 0 : t);
+    CaseHistory& h = out[id];
+    h.max_peak_host_rss_bytes = std::max<int64_t>(h.max_peak_host_rss_bytes, row.integer(2));
+    ++h.runs;
+  }
+  for (auto& [id, t] : times) {
+    std::sort(t.begin(), t.end());
+    out[id].median_wall_seconds = t[t.size() / 2];
+  }
+  return out;
+}
+
+std::vector<RunInfo> SqlStore::runs_where(const std::string& where_sql, const std::vector<SqlValue>& params) {
+  std::vector<RunInfo> runs;
+  for (const SqlRow& row : db_->query(std::string("SELECT ") + kRunColumns + " FROM runs " + where_sql, params)) {
+    runs.push_back(run_from_row(row));
+  }
+  return runs;
+}
+
+std::vector<RunInfo> SqlStore::recent_runs(int limit) {
+  return runs_where("ORDER BY started_at DESC, run_id DESC LIMIT ?", {static_cast<int64_t>(limit)});
+}
+
+std::optional<RunInfo> SqlStore::find_run(const std::string& run_id) {
+  auto runs = runs_where("WHERE run_id = ?", {run_id});
+  if (runs.empty()) return std::nullopt;
+  return runs[0];
+}
+
+void SqlStore::attach_outputs(const std::string& run_id, std::vector<CaseResult>& results) {
+  std::map<std::pair<std::string, int>, CaseResult*> by_key;
+  for (CaseResult& r : results) by_key[{r.test_id, r.attempt}] = &r;
+  const auto rows = db_->query(
+      "SELECT test_id, attempt, output_name, pcc, atol, rel_l2, passed FROM result_outputs WHERE run_id = ? "
+      "ORDER BY test_id, attempt, output_name",
+      {run_id});
+  for (const SqlRow& row : rows) {
+    auto it = by_key.find({row.text(0), static_cast<int>(row.integer(1))});
+    if (it == by_key.end()) continue;
+    it->second->outputs.push_back({row.text(2), row.real(3), row.real(4), row.real(5), row.integer(6) != 0});
+  }
+}
+
+std::vector<CaseResult> SqlStore::run_results(const std::string& run_id) {
+  std::vector<CaseResult> results;
+  for (const SqlRow& row : db_->query(results_select() + "WHERE run_id = ? ORDER BY test_id, attempt", {run_id})) {
+    results.push_back(result_from_row(row));
+  }
+  attach_outputs(run_id, results);
+  return results;
+}
+
+std::vector<StoredResult> SqlStore::test_history(const std::string& test_id, int limit) {
+  std::vector<StoredResult> out;
+  const auto rows = db_->query(results_select() +
+                                   "JOIN runs USING (run_id) WHERE test_id = ? "
+                                   "ORDER BY runs.started_at DESC, run_id DESC, attempt DESC LIMIT ?",
+                               {test_id, static_cast<int64_t>(limit)});
+  for (const SqlRow& row : rows) out.push_back({row.text(0), result_from_row(row)});
+  return out;
+}
+
+}  // namespace meshtest::reports

@@ -1,0 +1,275 @@
+// Whole-binary tests of the execution engine on the fault-injection loader:
+// every way a model can go wrong yields its phase and failure kind while the
+// other cases pass; SIGKILL + --resume gives exactly one result per case;
+// reruns record flaky cases; shards cover every case once and merge into one run.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string output;
+};
+
+Result run(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + " " + MESHTEST_BINARY + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  Result r;
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return r;
+}
+
+std::string id(const std::string& variant) { return "faults/native-" + variant + "-single_device-inference"; }
+
+std::string ids(const std::vector<std::string>& variants) {
+  std::string out;
+  for (const auto& v : variants) out += " " + id(v);
+  return out;
+}
+
+// Rows of a query, each cell as text ("" for NULL), joined by '|'.
+std::vector<std::string> query(const fs::path& db, const std::string& sql) {
+  sqlite3* handle = nullptr;
+  std::vector<std::string> rows;
+  if (!fs::exists(db) || sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close(handle);
+    return rows;
+  }
+  sqlite3_busy_timeout(handle, 10000);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      std::string row;
+      for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
+        const unsigned char* text = sqlite3_column_text(stmt, i);
+        row += (i ? "|" : "") + std::string(text ? reinterpret_cast<const char*>(text) : "");
+      }
+      rows.push_back(row);
+    }
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(handle);
+  return rows;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Engine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("meshtest_engine_" + std::to_string(getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir / "config");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  fs::path db() const { return dir / "results.db"; }
+  std::string common(const fs::path& store = {}) const {
+    return std::string("--models-root ") + MESHTEST_ENGINE_FIXTURE_ROOT + " --config-dir " + (dir / "config").string() +
+           " --db " + (store.empty() ? db() : store).string() + " --timeout 4 --hang-timeout 2 --max-memory 400M";
+  }
+  // test id -> "outcome|phase|failure_kind|error_message" of attempt 1
+  std::map<std::string, std::string> results() const {
+    std::map<std::string, std::string> out;
+    for (const std::string& row :
+         query(db(), "SELECT test_id, outcome, phase, failure_kind, error_message FROM results WHERE attempt = 1")) {
+      out[row.substr(0, row.find('|'))] = row.substr(row.find('|') + 1);
+    }
+    return out;
+  }
+
+  fs::path dir;
+};
+
+TEST_F(Engine, EachFaultGetsItsPhaseAndKindAndTheOtherCasesPass) {
+  const Result r = run("run -j 2 " + common() +
+                       ids({"ok", "segfault", "abort", "infinite_loop", "hang", "oom", "exit0", "big_output",
+                            "throw_load_model", "throw_load_inputs", "throw_golden"}));
+  EXPECT_EQ(r.status, 1) << r.output;  // crashed/hung workers are errors
+  const auto got = results();
+  ASSERT_EQ(got.size(), 11u) << r.output;
+  auto expect = [&](const std::string& variant, const std::string& prefix) {
+    const std::string row = got.count(id(variant)) ? got.at(id(variant)) : "<missing>";
+    EXPECT_EQ(row.substr(0, prefix.size()), prefix) << variant << ": " << row;
+  };
+  expect("ok", "passed|done||");
+  expect("big_output", "passed|done||");
+  expect("segfault", "error|load_model|crash|worker crashed with SIGSEGV");
+  expect("abort", "error|load_model|crash|worker crashed with SIGABRT");
+  expect("exit0", "error|load_model|crash|worker exited with status 0");
+  expect("infinite_loop", "error|load_model|timeout|timed out");
+  expect("hang", "error|load_model|hang|hung: no heartbeat");
+  expect("oom", "error|load_model|oom|worker used");
+  expect("throw_load_model", "failed|load_model|exception|checkpoint is corrupt");
+  expect("throw_load_inputs", "failed|load_inputs|exception|input file missing");
+  expect("throw_golden", "failed|golden|exception|");
+  // 4 MB of output is captured head + tail, capped near 64 KiB.
+  const auto captured = query(db(),
+                              "SELECT length(captured_output), instr(captured_output, 'bytes of output dropped') > 0 "
+                              "FROM results WHERE test_id = '" +
+                                  id("big_output") + "'");
+  ASSERT_EQ(captured.size(), 1u);
+  const size_t bar = captured[0].find('|');
+  EXPECT_GT(std::stoul(captured[0].substr(0, bar)), 60000u) << captured[0];
+  EXPECT_LT(std::stoul(captured[0].substr(0, bar)), 70000u) << captured[0];
+  EXPECT_EQ(captured[0].substr(bar + 1), "1");
+  // The console names the hung case and its phase.
+  EXPECT_NE(r.output.find("ERROR    pcc=     -"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(id("hang") + "\n         FAILED_FE_COMPILATION in phase load_model (hang)"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(Engine, ProcessIsolationIsTheDefaultAndNoneRunsInProcess) {
+  Result r = run("run " + common() + ids({"ok", "throw_load_inputs"}));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("worker(s)"), std::string::npos) << r.output;
+  r = run("run --isolation none " + common() + ids({"ok", "throw_load_inputs"}));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("in-process"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 passed, 1 failed"), std::string::npos) << r.output;
+}
+
+TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
+  const fs::path gate = dir / "gate";
+  std::ofstream(gate) << "closed\n";
+  const fs::path log = dir / "first.log";
+  const std::vector<std::string> variants = {"ok", "gate", "big_output", "throw_load_model", "throw_golden"};
+  const std::string cmd = "export MESHTEST_TEST_GATE=" + gate.string() + "; exec " + MESHTEST_BINARY + " run -j 2 " +
+                          common() + ids(variants) + " > " + log.string() + " 2>&1";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  // Wait until every case but the gated one has a result, then kill the runner.
+  auto finished_lines = [&] {
+    const std::string text = read_file(log);
+    size_t n = 0;
+    for (const char* label : {"\nPASSED ", "\nFAILED "}) {
+      for (size_t at = text.find(label); at != std::string::npos; at = text.find(label, at + 1)) ++n;
+    }
+    return n;
+  };
+  for (int i = 0; i < 3000 && finished_lines() < 4; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(query(db(), "SELECT test_id FROM results").size(), 4u) << read_file(log);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 1u);
+
+  fs::remove(gate);
+  const Result r = run("run --resume -j 2 " + common() + ids(variants), "MESHTEST_TEST_GATE=" + gate.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 of 5 case(s) already have a result"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(id("gate")), std::string::npos) << r.output;
+  EXPECT_EQ(query(db(), "SELECT test_id FROM results GROUP BY test_id HAVING count(*) = 1").size(), 5u);
+  EXPECT_EQ(query(db(), "SELECT test_id FROM results").size(), 5u);
+  EXPECT_EQ(query(db(), "SELECT run_id FROM runs").size(), 1u);
+  EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 0u);
+  // Nothing left to resume.
+  EXPECT_EQ(run("run --resume " + common() + ids(variants)).status, 2);
+}
+
+TEST_F(Engine, RerunsRecordEveryAttemptAndAPassOnRetryIsFlaky) {
+  const std::string env = "MESHTEST_TEST_FLAKY_FILE=" + (dir / "flaky_marker").string();
+  const Result r = run("run --reruns 2 " + common() + ids({"flaky", "throw_load_model"}), env);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("FLAKY"), std::string::npos) << r.output;
+  const auto rows = query(db(), "SELECT test_id, attempt, outcome FROM results ORDER BY test_id, attempt");
+  const std::vector<std::string> expected = {id("flaky") + "|1|failed", id("flaky") + "|2|passed",
+                                             id("throw_load_model") + "|1|failed", id("throw_load_model") + "|2|failed",
+                                             id("throw_load_model") + "|3|failed"};
+  EXPECT_EQ(rows, expected) << r.output;
+  EXPECT_EQ(query(db(), "SELECT markers FROM results WHERE attempt = 2 AND outcome = 'passed'").at(0).find("flaky") !=
+                std::string::npos,
+            true);
+}
+
+TEST_F(Engine, YamlFlakyFailuresDoNotFailTheRunAndYamlTimeoutIsHonoured) {
+  std::ofstream(dir / "config" / "c.yaml")
+      << "test_config:\n  " << id("throw_load_model") << ":\n    status: EXPECTED_PASSING\n    flaky: true\n  "
+      << id("ok") << ":\n    status: EXPECTED_PASSING\n  " << id("infinite_loop") << ":\n    timeout: 0.5\n";
+  Result r = run("run " + common() + ids({"ok", "throw_load_model", "infinite_loop"}));
+  EXPECT_EQ(r.status, 1) << r.output;  // the infinite loop times out (error)
+  EXPECT_NE(r.output.find("the 0.5s deadline passed"), std::string::npos) << r.output;
+  r = run("run " + common() + ids({"ok", "throw_load_model"}));
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::ofstream(dir / "config" / "c.yaml")
+      << "test_config:\n  " << id("throw_load_model") << ":\n    status: EXPECTED_PASSING\n";
+  EXPECT_EQ(run("run " + common() + ids({"ok", "throw_load_model"})).status, 1);
+}
+
+TEST_F(Engine, NotimeoutMarkerDisablesTheDeadline) {
+  std::ofstream(dir / "config" / "c.yaml") << "test_config:\n  " << id("gate") << ":\n    markers: [notimeout]\n";
+  const fs::path gate = dir / "gate";
+  std::ofstream(gate) << "closed\n";
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    fs::remove(gate);
+  });
+  std::string args = common();
+  args.replace(args.find("--timeout 4"), 11, "--timeout 0.2");
+  const Result r = run("run " + args + ids({"gate"}), "MESHTEST_TEST_GATE=" + gate.string());
+  opener.join();
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 passed"), std::string::npos) << r.output;
+}
+
+TEST_F(Engine, ShardsCoverEveryCaseOnceAndMergeIntoOneRun) {
+  const std::vector<std::string> variants = {
+      "ok", "big_output", "throw_load_model", "throw_load_inputs", "throw_golden", "gate", "flaky"};
+  std::vector<std::string> seen;
+  std::string inputs;
+  for (int i = 1; i <= 3; ++i) {
+    const fs::path shard_db = dir / ("shard" + std::to_string(i) + ".db");
+    const Result r =
+        run("run --shard " + std::to_string(i) + "/3 --run-id nightly-1 " + common(shard_db) + ids(variants));
+    ASSERT_EQ(r.status, 0) << r.output;
+    for (const std::string& row : query(shard_db, "SELECT test_id FROM results")) seen.push_back(row);
+    inputs += " " + shard_db.string();
+  }
+  std::sort(seen.begin(), seen.end());
+  std::vector<std::string> all;
+  for (const auto& v : variants) all.push_back(id(v));
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(seen, all);
+  const fs::path merged = dir / "merged.db";
+  const Result m = run("merge " + merged.string() + inputs);
+  ASSERT_EQ(m.status, 0) << m.output;
+  EXPECT_EQ(query(merged, "SELECT run_id FROM runs"), std::vector<std::string>{"nightly-1"});
+  EXPECT_EQ(query(merged, "SELECT test_id FROM results").size(), variants.size());
+  EXPECT_EQ(run("run --shard 4/3 " + common()).status, 2);
+}
+
+}  // namespace

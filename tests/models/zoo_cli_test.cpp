@@ -1,0 +1,77 @@
+// Whole-binary tests of the zoo through `meshtest`: collection lists every
+// family and variant, and every tiny variant passes single-device inference
+// end to end (CPU golden vs simulated chip) in the default run.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace meshtest::testing {
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result run_meshtest(const std::string& args) {
+  const std::string cmd = std::string(MESHTEST_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  Result r;
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+const char* const kTinyIds[] = {
+    "mnist/image_classification/native-mlp-single_device-inference",
+    "resnet/native-resnet_tiny-single_device-inference",
+    "mobilenet_v2/native-mobilenet_v2_tiny-single_device-inference",
+    "vit/native-vit_tiny-single_device-inference",
+    "unet/native-unet_tiny-single_device-inference",
+    "bert/masked_lm/native-bert_tiny-single_device-inference",
+    "gpt2/causal_lm/native-gpt2_tiny-single_device-inference",
+    "llama/causal_lm/native-llama_tiny-single_device-inference",
+    "mixtral/causal_lm/native-mixtral_tiny-single_device-inference",
+    "whisper/audio_asr/native-whisper_tiny-single_device-inference",
+};
+
+TEST(ZooCli, CollectListsEveryFamilyAndVariant) {
+  const Result r = run_meshtest("collect");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* id : kTinyIds) EXPECT_NE(r.output.find(id), std::string::npos) << id;
+  for (const char* variant : {"-resnet152-", "-mobilenet_v2-", "-vit_l_16-", "-unet-", "-bert_large-", "-gpt2_medium-",
+                              "-llama_3_1_70b-", "-mixtral_8x7b-", "-whisper_small-"}) {
+    EXPECT_NE(r.output.find(variant), std::string::npos) << variant;
+  }
+  // 32 native variants, one single-device inference case each (other
+  // entries, e.g. config placeholders, may follow).
+  size_t native_cases = 0;
+  for (size_t at = r.output.find("/native-"); at != std::string::npos; at = r.output.find("/native-", at + 1)) {
+    ++native_cases;
+  }
+  EXPECT_EQ(native_cases, 32u) << r.output;
+}
+
+TEST(ZooCli, EveryTinyVariantPassesSingleDeviceInference) {
+  std::string ids;
+  for (const char* id : kTinyIds) ids += std::string(" ") + id;
+  const Result r = run_meshtest("run --db '' -j 1" + ids);
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (const char* id : kTinyIds) {
+    const size_t at = r.output.find(id);
+    ASSERT_NE(at, std::string::npos) << id << "\n" << r.output;
+    const size_t line = r.output.rfind('\n', at);
+    EXPECT_EQ(r.output.compare(line == std::string::npos ? 0 : line + 1, 6, "PASSED"), 0) << id << "\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace meshtest::testing

@@ -1,0 +1,79 @@
+// Sample result records for report tests.
+#include "tests/reports/sample_results.h"
+
+namespace meshtest::reports::testing {
+
+CaseResult full_result(const std::string& id) {
+  CaseResult r;
+  r.test_id = id;
+  r.loader_dir = "bert/masked_lm/native";
+  r.model = "bert";
+  r.variant = "bert_tiny";
+  r.parallelism = "single_device";
+  r.run_mode = "inference";
+  r.group = "red";
+  r.task = "nlp_masked_lm";
+  r.source = "custom";
+  r.framework = "native";
+  r.arch = "n150";
+  r.mesh = "1x1";
+  r.markers = {"inference", "single_device", "red"};
+  r.status = "KNOWN_FAILURE_XFAIL";
+  r.reason = "it's <b>broken</b> & \"quoted\"";
+  r.outcome = Outcome::Xfailed;
+  r.bringup_status = "INCORRECT_RESULT";
+  r.phase = "compare";
+  r.failure_kind = FailureKind::Exception;
+  r.error_message = "output 'logits': PCC 0.71 < required 0.99\nsecond line";
+  r.pcc = 0.71;
+  r.atol = 0.5;
+  r.rel_l2 = 0.25;
+  r.required_pcc = 0.99;
+  r.required_atol = 0.16;
+  r.assert_pcc = true;
+  r.assert_atol = true;
+  r.assert_allclose = false;
+  r.outputs = {{"logits", 0.71, 0.5, 0.25, false}, {"pooled", 0.999, 0.01, 0.001, true}};
+  r.seconds = {0.1, 0.2, 0.3, 0.4, 0.5};
+  r.wall_seconds = 1.5;
+  r.peak_host_rss_bytes = 123456789;
+  r.peak_device_dram_bytes = 987654321;
+  r.peak_device_l1_bytes = 1048576;
+  r.device_ops = 42;
+  r.compile_cache_hit = true;
+  r.attempt = 2;
+  r.started_at = "2026-11-22T01:00:00.000Z";
+  r.finished_at = "2026-11-22T01:00:01.500Z";
+  return r;
+}
+
+CaseResult quick_result(const std::string& id, Outcome outcome, double pcc, double wall_seconds) {
+  CaseResult r;
+  r.test_id = id;
+  r.model = id.substr(0, id.find('/'));
+  r.arch = "n150";
+  r.parallelism = "single_device";
+  r.run_mode = "inference";
+  r.status = "EXPECTED_PASSING";
+  r.outcome = outcome;
+  r.bringup_status = outcome == Outcome::Passed ? "PASSED" : "INCORRECT_RESULT";
+  r.pcc = pcc;
+  r.required_pcc = 0.99;
+  r.wall_seconds = wall_seconds;
+  return r;
+}
+
+RunInfo run_info(const std::string& run_id, const std::string& started_at) {
+  RunInfo run;
+  run.run_id = run_id;
+  run.git_sha = "abc1234";
+  run.host = "ci-7";
+  run.argv = "meshtest run -m nightly";
+  run.arch = "n150";
+  run.selection = "-m nightly";
+  run.versions = "meshtest 0.1.0";
+  run.started_at = started_at;
+  return run;
+}
+
+}  // namespace meshtest::reports::testing

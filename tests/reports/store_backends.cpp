@@ -1,0 +1,55 @@
+// Fresh stores for the back-end-parameterized store tests.
+#include "tests/reports/store_backends.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#ifdef MESHTEST_HAVE_POSTGRES
+#include "reports/postgres_database.h"
+#endif
+
+namespace meshtest::reports::testing {
+
+namespace {
+
+int counter = 0;
+
+std::string unique_name() { return "meshtest_" + std::to_string(getpid()) + "_" + std::to_string(++counter); }
+
+FreshStore fresh_postgres() {
+#ifndef MESHTEST_HAVE_POSTGRES
+  return {"", "this build has no libpq (install libpq-dev and reconfigure)"};
+#else
+  std::string admin_url;
+  if (const char* env = std::getenv("MESHTEST_TEST_PG_URL")) {
+    admin_url = env;
+  } else {
+    std::ifstream state(MESHTEST_PG_STATE_FILE);
+    if (!state || !std::getline(state, admin_url)) {
+      return {"", std::string("no PostgreSQL test server: run through ctest (fixture reports_pg_server writes ") +
+                      MESHTEST_PG_STATE_FILE + ") or set MESHTEST_TEST_PG_URL"};
+    }
+  }
+  if (admin_url.rfind("skip: ", 0) == 0) return {"", admin_url.substr(6)};
+  const std::string db = unique_name();
+  PostgresDatabase(admin_url).exec("CREATE DATABASE " + db);
+  // postgresql:///postgres?host=... -> postgresql:///<db>?host=...
+  const size_t slash = admin_url.find('/', admin_url.find("://") + 3);
+  const size_t end = admin_url.find('?', slash);
+  return {admin_url.substr(0, slash + 1) + db + (end == std::string::npos ? "" : admin_url.substr(end)), ""};
+#endif
+}
+
+}  // namespace
+
+FreshStore fresh_store(const std::string& backend) {
+  if (backend == "postgres") return fresh_postgres();
+  const auto path = std::filesystem::temp_directory_path() / (unique_name() + ".db");
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+  return {path.string(), ""};
+}
+
+}  // namespace meshtest::reports::testing

@@ -1,0 +1,174 @@
+// The result store's contract, run against every back end (SQLite and a real
+// PostgreSQL server): every field round-trips, upserts, queries for
+// history/diff, and concurrent writer processes lose nothing.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "reports/result_json.h"
+#include "reports/result_store.h"
+#include "reports/store_schema.h"
+#include "tests/reports/sample_results.h"
+#include "tests/reports/store_backends.h"
+
+namespace meshtest::reports {
+namespace {
+
+using testing::fresh_store;
+using testing::full_result;
+using testing::quick_result;
+using testing::run_info;
+
+class StoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    fresh_ = fresh_store(GetParam());
+    if (!fresh_.skip_reason.empty()) GTEST_SKIP() << "SKIPPED " << GetParam() << " store tests: " << fresh_.skip_reason;
+    store_ = open_store(fresh_.url);
+  }
+  testing::FreshStore fresh_;
+  std::unique_ptr<ResultStore> store_;
+};
+
+TEST_P(StoreTest, EveryFieldRoundTrips) {
+  EXPECT_EQ(store_->schema_version(), latest_schema_version());
+  const RunInfo run = run_info("run-1", "2026-11-22T01:00:00.000Z");
+  store_->begin_run(run);
+  const CaseResult r = full_result("bert/masked_lm/native-bert_tiny-single_device-inference");
+  store_->record(run.run_id, r);
+  store_->finish_run(run.run_id, "2026-11-22T01:05:00.000Z");
+
+  const auto back = store_->run_results("run-1");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(result_to_json(back[0]).dump(1), result_to_json(r).dump(1));
+  RunInfo finished = run;
+  finished.finished_at = "2026-11-22T01:05:00.000Z";
+  ASSERT_TRUE(store_->find_run("run-1"));
+  EXPECT_EQ(run_to_json(*store_->find_run("run-1")), run_to_json(finished));
+  EXPECT_FALSE(store_->find_run("nope"));
+}
+
+TEST_P(StoreTest, MissingMetricsStayMissing) {
+  store_->begin_run(run_info("r", "2026-11-22T01:00:00.000Z"));
+  store_->record("r", quick_result("a/x", Outcome::Error, NAN));
+  const auto back = store_->run_results("r");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_TRUE(std::isnan(back[0].pcc));
+  EXPECT_TRUE(std::isnan(back[0].atol));
+}
+
+TEST_P(StoreTest, GuidanceTagsAreStored) {
+  store_->begin_run(run_info("r", "2026-11-22T01:00:00.000Z"));
+  CaseResult r = quick_result("a/x", Outcome::Passed, 0.9995);
+  r.status = "UNSPECIFIED";
+  store_->record("r", r);
+  EXPECT_EQ(store_->run_results("r").at(0).guidance, (std::vector<std::string>{"ADD_CONFIG", "RAISE_PCC"}));
+}
+
+TEST_P(StoreTest, RecordingAgainReplacesTheAttempt) {
+  store_->begin_run(run_info("r", "2026-11-22T01:00:00.000Z"));
+  store_->record("r", quick_result("a/x", Outcome::Failed, 0.5));
+  store_->record("r", quick_result("a/x", Outcome::Passed, 0.999));
+  CaseResult retry = quick_result("a/x", Outcome::Passed, 0.998);
+  retry.attempt = 2;
+  store_->record("r", retry);
+  const auto back = store_->run_results("r");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].outcome, Outcome::Passed);
+  EXPECT_EQ(back[1].attempt, 2);
+}
+
+TEST_P(StoreTest, QueriesForResumeHistoryAndScheduling) {
+  for (int i = 1; i <= 3; ++i) {
+    const std::string id = "run-" + std::to_string(i);
+    store_->begin_run(run_info(id, "2026-11-2" + std::to_string(i) + "T01:00:00.000Z"));
+    store_->record_batch(id, {quick_result("a/x", Outcome::Passed, 0.99 + i * 0.001, i),
+                              quick_result("b/y", i == 3 ? Outcome::Failed : Outcome::Passed, 0.9, 2)});
+    if (i < 3) store_->finish_run(id, "2026-11-2" + std::to_string(i) + "T02:00:00.000Z");
+  }
+  const auto runs = store_->recent_runs(2);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].run_id, "run-3");
+  EXPECT_EQ(runs[1].run_id, "run-2");
+  EXPECT_EQ(store_->last_unfinished_run().value_or(""), "run-3");
+  EXPECT_EQ(store_->finished_test_ids("run-3"), (std::vector<std::string>{"a/x", "b/y"}));
+
+  const auto history = store_->test_history("b/y", 10);
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_EQ(history[0].run_id, "run-3");
+  EXPECT_EQ(history[0].result.outcome, Outcome::Failed);
+  EXPECT_EQ(history[2].run_id, "run-1");
+
+  const auto costs = store_->case_history(5);
+  ASSERT_EQ(costs.count("a/x"), 1u);
+  EXPECT_EQ(costs.at("a/x").runs, 3);
+  EXPECT_DOUBLE_EQ(costs.at("a/x").median_wall_seconds, 2.0);
+}
+
+TEST_P(StoreTest, EightConcurrentWriterProcessesLoseNothing) {
+  constexpr int kWriters = 8, kEach = 40;
+  store_->begin_run(run_info("shared", "2026-11-22T01:00:00.000Z"));
+  store_.reset();  // children open their own connections
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int code = 0;
+      try {
+        auto store = open_store(fresh_.url);
+        for (int i = 0; i < kEach; ++i) {
+          CaseResult r = full_result("w" + std::to_string(w) + "/case" + std::to_string(i));
+          store->record("shared", r);
+        }
+      } catch (const std::exception& e) {
+        fprintf(stderr, "writer %d: %s\n", w, e.what());
+        code = 1;
+      }
+      _exit(code);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a writer failed";
+  }
+  auto store = open_store(fresh_.url);
+  const auto results = store->run_results("shared");
+  EXPECT_EQ(results.size(), static_cast<size_t>(kWriters * kEach));
+  size_t outputs = 0;
+  for (const auto& r : results) outputs += r.outputs.size();
+  EXPECT_EQ(outputs, static_cast<size_t>(kWriters * kEach * 2));
+}
+
+TEST_P(StoreTest, ConcurrentFirstOpensMigrateOnce) {
+  std::vector<pid_t> children;
+  const auto fresh = fresh_store(GetParam());  // nobody has opened this one yet
+  for (int w = 0; w < 4; ++w) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      try {
+        open_store(fresh.url);
+      } catch (const std::exception& e) {
+        fprintf(stderr, "opener %d: %s\n", w, e.what());
+        _exit(1);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(open_store(fresh.url)->schema_version(), latest_schema_version());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace meshtest::reports

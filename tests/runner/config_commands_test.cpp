@@ -1,0 +1,195 @@
+// validate-config, show and collect against the built-in zoo, as a user
+// meets them: one clear file:line:column line per problem, exit 2; the
+// resolved entry with where each value came from; the collect summary.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "runner/commands.h"
+#include "runner/config_commands.h"
+
+namespace meshtest::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ConfigCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("meshtest_config_cmd_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    common.models_roots = {MESHTEST_MODELS_ROOT};
+    common.config_dir = dir.string();
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir / name) << text; }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+
+  int validate(bool schema_only = false) {
+    std::ostringstream s;
+    const int status = cmd_validate_config(common, {schema_only}, s);
+    out = s.str();
+    return status;
+  }
+  int show(const std::string& id) {
+    std::ostringstream o, e;
+    const int status = cmd_show(common, id, o, e);
+    out = o.str();
+    err = e.str();
+    return status;
+  }
+  int collect() {
+    std::ostringstream s;
+    std::streambuf* old = std::cout.rdbuf(s.rdbuf());
+    const int status = cmd_collect(common);
+    std::cout.rdbuf(old);
+    out = s.str();
+    return status;
+  }
+  std::string last_line() const {
+    const size_t end = out.find_last_not_of('\n');
+    return out.substr(out.rfind('\n', end) + 1, end - out.rfind('\n', end));
+  }
+
+  fs::path dir;
+  CommonOptions common;
+  std::string out, err;
+};
+
+const std::string kResnet50 = "resnet/native-resnet50-single_device-inference";
+const std::string kResnet18 = "resnet/native-resnet18-single_device-inference";
+
+TEST_F(ConfigCommandsTest, ShippedConfigIsValid) {
+  common.config_dir = std::string(MESHTEST_SOURCE_DIR) + "/test_config";
+  EXPECT_EQ(validate(), 0) << out;
+  EXPECT_EQ(out.rfind("test config OK: ", 0), 0u) << out;
+  EXPECT_EQ(out.find("warning"), std::string::npos) << out;
+}
+
+// A typo in a field, an id in two files and a stale id: one line each.
+TEST_F(ConfigCommandsTest, NewUserMistakesGiveOneClearLineEach) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + ":\n    stauts: EXPECTED_PASSING\n");
+  write("b.yaml", "test_config:\n  " + kResnet50 + ":\n    status: EXPECTED_PASSING\n"
+                  "  resnet/native-resnet05-single_device-inference:\n    status: EXPECTED_PASSING\n");
+  EXPECT_EQ(validate(), 2);
+  EXPECT_EQ(out, path("a.yaml") + ":3:5: unknown field 'stauts' (did you mean 'status'?)\n" +
+                     path("b.yaml") + ":2:3: duplicate test id '" + kResnet50 + "' (first defined at " +
+                     path("a.yaml") + ":2:3)\n" + path("b.yaml") +
+                     ":4:3: test id 'resnet/native-resnet05-single_device-inference' matches no discovered case "
+                     "(nearest: '" + kResnet50 + "')\n" +
+                     "error: 3 problem(s) in test config '" + dir.string() + "'\n");
+}
+
+TEST_F(ConfigCommandsTest, SchemaOnlySkipsTheDiscoveryChecks) {
+  write("a.yaml", "test_config:\n  some/other/repo-model-single_device-inference: {status: EXPECTED_PASSING}\n");
+  EXPECT_EQ(validate(), 2) << out;
+  EXPECT_EQ(validate(true), 0) << out;
+  EXPECT_EQ(out, "test config OK: 1 entries, 0 placeholder(s) in 1 file(s) (schema only)\n");
+}
+
+TEST_F(ConfigCommandsTest, PlaceholderOfADiscoveredModelIsAnError) {
+  write("p.yaml", "PLACEHOLDER_MODELS:\n  microsoft/resnet-50:\n  some-future-model:\n");
+  EXPECT_EQ(validate(), 2);
+  EXPECT_EQ(out.rfind(path("p.yaml") + ":2:3: placeholder 'microsoft/resnet-50' duplicates the discovered model "
+                                       "'resnet/native-resnet50'",
+                      0),
+            0u)
+      << out;
+}
+
+TEST_F(ConfigCommandsTest, WarningsDoNotFail) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + ": {status: EXPECTED_PASSING, emitpy_assert_exact: true}\n");
+  EXPECT_EQ(validate(), 0) << out;
+  EXPECT_EQ(last_line(), "test config OK: 1 entries, 0 placeholder(s) in 1 file(s), 1 warning(s)");
+}
+
+TEST_F(ConfigCommandsTest, MissingConfigPath) {
+  common.config_dir = path("nowhere");
+  EXPECT_EQ(validate(), 2);
+  EXPECT_EQ(out, "error: test config path '" + path("nowhere") + "' does not exist\n");
+}
+
+TEST_F(ConfigCommandsTest, ShowResolvesArchOverridesAndNamesSources) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + R"(:
+    status: EXPECTED_PASSING
+    required_pcc: 0.98
+    markers: [push]
+    arch_overrides:
+      p150:
+        required_pcc: 0.95
+)");
+  common.arch = "p150";
+  ASSERT_EQ(show(kResnet50), 0) << err;
+  EXPECT_NE(out.find("case: loader resnet/native, model resnet, variant resnet50, group red\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("entry: " + path("a.yaml") + ":2:3\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  status                         EXPECTED_PASSING         " + path("a.yaml") + ":3\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  required_pcc                   0.95                     " + path("a.yaml") +
+                     ":8 (arch_overrides.p150)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  reason                         -                        default\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  arch_overrides: p150 (" + path("a.yaml") + ":7, applied)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("markers: expected_passing inference n150 nightly p150 push red single_device\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  pcc >= 0.95 (checked)\n  atol <= 0.16 (not checked)\n"), std::string::npos) << out;
+  common.arch = "n150";
+  ASSERT_EQ(show(kResnet50), 0) << err;
+  EXPECT_NE(out.find("  required_pcc                   0.98                     " + path("a.yaml") + ":4\n"),
+            std::string::npos)
+      << out;
+}
+
+TEST_F(ConfigCommandsTest, ShowAnUnknownIdSuggestsTheNearest) {
+  EXPECT_EQ(show("resnet/native-resnet05-single_device-inference"), 2);
+  EXPECT_EQ(err, "error: no test case or test_config entry has the id "
+                 "'resnet/native-resnet05-single_device-inference' (nearest: '" + kResnet50 + "')\n");
+}
+
+TEST_F(ConfigCommandsTest, ShowAPlaceholder) {
+  write("p.yaml", "PLACEHOLDER_MODELS:\n  Future/Model-X: {reason: planned for Q3}\n");
+  ASSERT_EQ(show("placeholder/future/model-x"), 0) << err;
+  EXPECT_NE(out.find("case: placeholder for 'Future/Model-X' (not run)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  bringup_status                 NOT_STARTED              default\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  reason                         planned for Q3           " + path("p.yaml") + ":2\n"),
+            std::string::npos)
+      << out;
+}
+
+TEST_F(ConfigCommandsTest, CollectSummaryCountsSelectedTotalAndDeselected) {
+  ASSERT_EQ(collect(), 0);
+  const std::string all = last_line();
+  const size_t total = std::stoul(all.substr(all.find('/') + 1));
+  EXPECT_EQ(all, std::to_string(total) + "/" + std::to_string(total) + " tests collected (0 deselected)");
+  write("a.yaml", "test_config:\n  " + kResnet18 + ": {status: EXCLUDE_MODEL}\n"
+                  "PLACEHOLDER_MODELS:\n  Future/Model-X:\n");
+  ASSERT_EQ(collect(), 0);
+  EXPECT_EQ(last_line(), std::to_string(total) + "/" + std::to_string(total + 1) + " tests collected (1 deselected)");
+  EXPECT_NE(out.find("placeholder/future/model-x  [placeholder: NOT_STARTED]\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find(kResnet18), std::string::npos);
+  common.selection.keyword = "resnet50";
+  ASSERT_EQ(collect(), 0);
+  EXPECT_EQ(out, kResnet50 + "\n1/" + std::to_string(total + 1) + " tests collected (" + std::to_string(total) +
+                     " deselected)\n");
+}
+
+TEST_F(ConfigCommandsTest, ConfigErrorsStopCollect) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + ": {required_pcc: 2}\n");
+  EXPECT_EQ(collect(), 2);
+  common.config_dir.clear();
+  common.arch = "n15O";
+  EXPECT_EQ(collect(), 2);
+}
+
+}  // namespace
+}  // namespace meshtest::runner

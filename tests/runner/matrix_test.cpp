@@ -1,0 +1,121 @@
+// The matrix: ids, markers (the design's full set), arch_overrides resolved
+// for --arch, placeholders as cases.
+#include "runner/matrix.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "config/test_config.h"
+#include "runner/selection.h"
+
+namespace meshtest::runner {
+namespace {
+
+discovery::Discovery zoo() {
+  discovery::Discovery d;
+  discovery::DiscoveredLoader resnet;
+  resnet.dir = "resnet/native";
+  resnet.variants = {{"resnet", "resnet50", "red", "cv_image_cls"}, {"resnet", "resnet18", "red", "cv_image_cls"}};
+  discovery::DiscoveredLoader bert;
+  bert.dir = "bert/masked_lm/native";
+  bert.variants = {{"bert", "bert_base", "priority", "nlp_masked_lm"}};
+  d.loaders = {bert, resnet};
+  d.failures = {{"broken/native", "broken/native/loader.so", "dlopen failed"}};
+  return d;
+}
+
+config::TestConfig config_from(const std::string& yaml) {
+  config::TestConfig c;
+  std::vector<config::Diagnostic> diags;
+  config::load_test_config_text(yaml, "t.yaml", c, diags);
+  EXPECT_TRUE(diags.empty()) << diags[0].to_string();
+  return c;
+}
+
+const TestCase& find(const std::vector<TestCase>& cases, const std::string& id) {
+  auto it = std::find_if(cases.begin(), cases.end(), [&](const TestCase& c) { return c.id == id; });
+  EXPECT_NE(it, cases.end()) << id;
+  return *it;
+}
+
+const std::string kResnet50 = "resnet/native-resnet50-single_device-inference";
+
+TEST(Matrix, DefaultMarkers) {
+  const auto cases = build_matrix(zoo(), {});
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_EQ(find(cases, kResnet50).markers,
+            (std::vector<std::string>{"inference", "n150", "nightly", "p150", "red", "single_device", "unspecified"}));
+  EXPECT_EQ(find(cases, "broken/native").markers, std::vector<std::string>{"loader_error"});
+}
+
+TEST(Matrix, MarkersFromTheEntry) {
+  const auto cases = build_matrix(zoo(), config_from(R"(test_config:
+  resnet/native-resnet50-single_device-inference:
+    status: KNOWN_FAILURE_XFAIL
+    bringup_status: INCORRECT_RESULT
+    supported_archs: [n300-llmbox, galaxy-wh-6u]
+    markers: [weekly, push-ci]
+    flaky: true
+)"));
+  EXPECT_EQ(find(cases, kResnet50).markers,
+            (std::vector<std::string>{"flaky", "galaxy-wh-6u", "galaxy_wh_6u", "incorrect_result", "inference",
+                                      "known_failure_xfail", "n300-llmbox", "n300_llmbox", "push-ci", "push_ci", "red",
+                                      "single_device", "weekly"}));
+}
+
+TEST(Matrix, ArchOverridesResolveForTheTargetArch) {
+  const config::TestConfig config = config_from(R"(test_config:
+  resnet/native-resnet50-single_device-inference:
+    status: EXPECTED_PASSING
+    arch_overrides:
+      p150: {status: NOT_SUPPORTED_SKIP, reason: "no p150 kernel", required_pcc: 0.9}
+)");
+  const TestCase& n150 = find(build_matrix(zoo(), config, {"n150"}), kResnet50);
+  EXPECT_EQ(n150.expectation.status, config::TestStatus::ExpectedPassing);
+  const auto p150_cases = build_matrix(zoo(), config, {"p150"});
+  const TestCase& p150 = find(p150_cases, kResnet50);
+  EXPECT_EQ(p150.expectation.status, config::TestStatus::NotSupportedSkip);
+  EXPECT_EQ(p150.expectation.reason, "no p150 kernel");
+  EXPECT_DOUBLE_EQ(*p150.expectation.required_pcc, 0.9);
+  EXPECT_NE(std::find(p150.markers.begin(), p150.markers.end(), "not_supported_skip"), p150.markers.end());
+}
+
+TEST(Matrix, PlaceholdersAreCases) {
+  const auto cases = build_matrix(zoo(), config_from(R"(PLACEHOLDER_MODELS:
+  meta-llama/Llama-3.1-405B: {reason: "needs galaxy"}
+)"));
+  ASSERT_EQ(cases.size(), 5u);
+  const TestCase& p = find(cases, "placeholder/meta-llama/llama-3.1-405b");
+  EXPECT_TRUE(p.placeholder);
+  EXPECT_EQ(p.expectation.bringup_status, config::BringupStatus::NotStarted);
+  EXPECT_EQ(p.expectation.reason, "needs galaxy");
+  EXPECT_EQ(p.markers, (std::vector<std::string>{"inference", "n150", "nightly", "not_started", "p150", "placeholder",
+                                                 "red", "single_device", "unspecified"}));
+  EXPECT_EQ(select_cases(cases, {"", "placeholder", {}}).selected.size(), 2u);  // and the broken loader
+}
+
+TEST(Matrix, NightlyCiSelection) {
+  const auto cases = build_matrix(zoo(), config_from(R"(test_config:
+  resnet/native-resnet50-single_device-inference: {status: EXPECTED_PASSING}
+  resnet/native-resnet18-single_device-inference: {status: EXPECTED_PASSING, markers: [weekly]}
+  bert/masked_lm/native-bert_base-single_device-inference: {status: EXPECTED_PASSING, supported_archs: [p150]}
+)"));
+  const Selection s = select_cases(cases, {"", "n150 and nightly and expected_passing", {}});
+  ASSERT_EQ(s.selected.size(), 2u);  // resnet50, and the broken loader (loader errors ignore -m)
+  EXPECT_EQ(s.selected[0]->id, kResnet50);
+  EXPECT_EQ(s.selected[1]->id, "broken/native");
+  EXPECT_EQ(s.deselected, 2u);
+}
+
+TEST(Matrix, ExcludedModelsAreDeselectedEvenByExactId) {
+  const auto cases = build_matrix(zoo(), config_from(R"(test_config:
+  resnet/native-resnet50-single_device-inference: {status: exclude_model}
+)"));
+  const Selection s = select_cases(cases, {"", "", {kResnet50}});
+  EXPECT_TRUE(s.selected.empty());
+  EXPECT_EQ(s.deselected, 4u);
+}
+
+}  // namespace
+}  // namespace meshtest::runner
