@@ -12,34 +12,19 @@
 #include <sstream>
 #include <string>
 
+#include "tests/common/run_command.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
+using Result = meshtest::testing::CommandResult;
 
 Result run(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + MESHTEST_BINARY + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Result r;
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
+  return meshtest::testing::run_command(env + " " + MESHTEST_BINARY + " " + args);
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& p) { return meshtest::testing::read_text_file(p.string()); }
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;

@@ -19,26 +19,16 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/run_command.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status = -1;
-  std::string output;
-};
+using Result = meshtest::testing::CommandResult;
 
 Result run(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + MESHTEST_BINARY + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Result r;
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
+  return meshtest::testing::run_command(env + " " + MESHTEST_BINARY + " " + args);
 }
 
 std::string id(const std::string& variant) { return "faults/native-" + variant + "-single_device-inference"; }
@@ -74,12 +64,7 @@ std::vector<std::string> query(const fs::path& db, const std::string& sql) {
   return rows;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const fs::path& p) { return meshtest::testing::read_text_file(p.string()); }
 
 class Engine : public ::testing::Test {
  protected:

@@ -9,26 +9,14 @@
 #include <cstdio>
 #include <string>
 
+#include "tests/common/run_command.h"
+
 namespace meshtest::testing {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
+using Result = CommandResult;
 
-Result run_meshtest(const std::string& args) {
-  const std::string cmd = std::string(MESHTEST_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Result r;
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+Result run_meshtest(const std::string& args) { return run_command(std::string(MESHTEST_BINARY) + " " + args); }
 
 const char* const kTinyIds[] = {
     "mnist/image_classification/native-mlp-single_device-inference",
