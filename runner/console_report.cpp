@@ -1,6 +1,7 @@
 // Per-case lines and the run summary.
 #include "runner/console_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -22,6 +23,8 @@ std::string upper(std::string_view s) {
 }  // namespace
 
 bool is_unexpected(const CaseResult& r) {
+  // A case marked flaky (YAML `flaky: true`) is recorded but never fails the run.
+  if (std::find(r.markers.begin(), r.markers.end(), "flaky") != r.markers.end()) return false;
   if (r.outcome == Outcome::Error || r.outcome == Outcome::Xpassed) return true;
   return r.outcome == Outcome::Failed && r.status == "EXPECTED_PASSING";
 }

@@ -14,7 +14,7 @@ void print_case_line(std::ostream& out, const reports::CaseResult& result);
 void print_summary(std::ostream& out, const std::vector<reports::CaseResult>& results, double seconds);
 
 // Unexpected: a failure of an EXPECTED_PASSING case, a strict XPASS, or an
-// error (loader failure, harness error).
+// error (loader failure, harness error) — unless the case is marked flaky.
 bool is_unexpected(const reports::CaseResult& result);
 
 }  // namespace meshtest::runner

@@ -26,11 +26,6 @@ CaseLimits limits_for(const TestCase& t, const LoopOptions& o) {
   return limits;
 }
 
-bool fails_run(const TestCase& t, const CaseResult& r) {
-  if (t.expectation.flaky && failed(r)) return false;
-  return is_unexpected(r);
-}
-
 LoopResult run_cases(const std::vector<const TestCase*>& cases,
                      const std::map<std::string, reports::CaseHistory>& history, CaseExecutor& executor,
                      const LoopOptions& options, Progress& progress,
@@ -64,7 +59,7 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
         scheduler.retry(job);
         continue;
       }
-      if (fails_run(*job.test_case, r)) ++out.unexpected;
+      if (is_unexpected(r)) ++out.unexpected;
       out.final_results.push_back(std::move(r));
     }
     progress.tick();
