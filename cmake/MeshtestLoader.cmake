@@ -1,6 +1,8 @@
 # meshtest_add_loader(<dir> SOURCES ... [LIBS ...] [ROOT <models root>]):
 # builds a model loader plugin as <ROOT>/<dir>/loader.so (ROOT defaults to
 # <build>/models, where `meshtest` looks by default); <dir> is the id prefix.
+# Used inside this tree and, installed, by external loader repositories
+# through find_package(meshtest) (then it links meshtest::meshtest_core).
 set(MESHTEST_MODELS_BUILD_ROOT "${CMAKE_BINARY_DIR}/models")
 
 function(meshtest_add_loader dir)
@@ -14,7 +16,11 @@ function(meshtest_add_loader dir)
     string(MAKE_C_IDENTIFIER "${root_name}_${target}" target)
   endif()
   add_library(${target} MODULE ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE meshtest_core ${ARG_LIBS})
+  if(TARGET meshtest::meshtest_core)
+    target_link_libraries(${target} PRIVATE meshtest::meshtest_core ${ARG_LIBS})
+  else()
+    target_link_libraries(${target} PRIVATE meshtest_core ${ARG_LIBS})
+  endif()
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME loader
     PREFIX ""
