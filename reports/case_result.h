@@ -23,6 +23,10 @@ struct OutputResult {
   double atol = NAN;
   double rel_l2 = NAN;
   bool passed = false;
+  // "output" (a graph output), "gradient" (a parameter's gradient in
+  // training; name is the parameter's) or "updated_weight" (after
+  // --optimizer-step; name is the parameter's).
+  std::string kind = "output";
 };
 
 struct PhaseSeconds {
@@ -59,6 +63,13 @@ struct CaseResult {
   int64_t peak_device_dram_bytes = 0;  // per chip
   int64_t peak_device_l1_bytes = 0;    // per core, per chip
   int64_t device_ops = 0;
+  // Mesh execution (single chip: one entry, no collectives).
+  std::vector<int64_t> per_chip_peak_dram_bytes;  // index = chip id
+  int64_t collectives_executed = 0;
+  int64_t bytes_moved_between_chips = 0;
+  int64_t device_bytes_leaked = 0;  // device memory still allocated after the case, all chips; must be 0
+  std::string sharding_fallbacks;   // ops the sharding pass gathered to replicated, "op #12 conv2d: why; ..."
+  std::string execution_pass;       // training: FORWARD | BACKWARD (from YAML or the failing pass)
   bool compile_cache_hit = false;
   std::string compile_stats;  // pass statistics, "const-eval.ops_folded=53 fuse.ops_fused=120 ..."
   int attempt = 1;

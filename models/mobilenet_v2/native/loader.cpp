@@ -50,9 +50,7 @@ struct Stage {
 constexpr Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
                              {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
 
-const MobileNetConfig& find_config(std::string_view variant) {
-  return find_variant<MobileNetConfig>(kConfigs, variant, kLoader);
-}
+constexpr LoaderFamily kFamily{kLoader, "mobilenet_v2", "generality", "cv_image_cls", "torchvision"};
 
 int64_t make_divisible(double v, int64_t divisor = 8) {
   int64_t new_v = std::max(divisor, static_cast<int64_t>(v + static_cast<double>(divisor) / 2) / divisor * divisor);
@@ -87,16 +85,12 @@ ValueId inverted_residual(LayerContext& ctx, const std::string& prefix, ValueId 
   return (stride == 1 && in == out) ? ctx.builder.add(x, y) : y;
 }
 
-class MobileNetV2Loader final : public sdk::ModelLoader {
+class MobileNetV2Loader final : public TableLoader<MobileNetConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<MobileNetConfig>(kConfigs); }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("mobilenet_v2", find_config(variant).name, "generality", "cv_image_cls", "torchvision");
-  }
+  MobileNetV2Loader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const MobileNetConfig& c = find_config(variant);
+    const MobileNetConfig& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = batch_option(options, kLoader);
     GraphBuilder b(c.name);
@@ -120,13 +114,8 @@ class MobileNetV2Loader final : public sdk::ModelLoader {
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const MobileNetConfig& c = find_config(variant);
+    const MobileNetConfig& c = config(variant);
     return image_inputs(c.name, options, 3, c.image, kLoader);
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
   }
 };
 

@@ -53,9 +53,7 @@ constexpr ResNetConfig kConfigs[] = {
     {"resnet_tiny", false, {1, 1, 1, 1}, {16, 32, 64, 128}, 10, 64},
 };
 
-const ResNetConfig& find_config(std::string_view variant) {
-  return find_variant<ResNetConfig>(kConfigs, variant, kLoader);
-}
+constexpr LoaderFamily kFamily{kLoader, "resnet", "red", "cv_image_cls", "torchvision"};
 
 BatchNormInit residual_tail_bn() {
   BatchNormInit init;
@@ -93,53 +91,44 @@ ValueId bottleneck(LayerContext& ctx, const std::string& prefix, ValueId x, int6
   return b.relu(b.add(y, identity));
 }
 
-class ResNetLoader final : public sdk::ModelLoader {
+class ResNetLoader final : public TableLoader<ResNetConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<ResNetConfig>(kConfigs); }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("resnet", find_config(variant).name, "red", "cv_image_cls", "torchvision");
-  }
+  ResNetLoader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const ResNetConfig& config = find_config(variant);
+    const ResNetConfig& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = batch_option(options, kLoader);
-    GraphBuilder b(config.name);
-    LayerContext ctx{b, config.name, dtype};
+    GraphBuilder b(c.name);
+    LayerContext ctx{b, c.name, dtype};
 
-    ValueId x = b.input("image", dtype, {batch, 3, config.image_size, config.image_size});
-    x = conv2d(ctx, "conv1", x, {config.widths[0], 7, 2, 3, 1}, ConvInit::KaimingFanIn);
+    ValueId x = b.input("image", dtype, {batch, 3, c.image_size, c.image_size});
+    x = conv2d(ctx, "conv1", x, {c.widths[0], 7, 2, 3, 1}, ConvInit::KaimingFanIn);
     x = b.relu(batch_norm(ctx, "bn1", x));
     x = b.op(OpKind::MaxPool2d, {x},
              {{"kernel", std::vector<int64_t>{3, 3}},
               {"stride", std::vector<int64_t>{2, 2}},
               {"padding", std::vector<int64_t>{1, 1}}});
     for (size_t stage = 0; stage < 4; ++stage) {
-      for (int block = 0; block < config.blocks[stage]; ++block) {
+      for (int block = 0; block < c.blocks[stage]; ++block) {
         const int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
         const std::string prefix = "layer" + std::to_string(stage + 1) + "." + std::to_string(block);
-        x = config.bottleneck ? bottleneck(ctx, prefix, x, config.widths[stage], stride)
-                              : basic_block(ctx, prefix, x, config.widths[stage], stride);
+        x = c.bottleneck ? bottleneck(ctx, prefix, x, c.widths[stage], stride)
+                              : basic_block(ctx, prefix, x, c.widths[stage], stride);
       }
     }
     x = b.op(OpKind::GlobalAvgPool2d, {x});
     const int64_t features = b.shape(x)[1];
     x = b.reshape(x, {batch, features});
     const LinearInit fc_init{init::normal(0.0, std::sqrt(2.0 / static_cast<double>(features))), init::zeros()};
-    x = linear(ctx, "fc", x, config.num_classes, fc_init);
+    x = linear(ctx, "fc", x, c.num_classes, fc_init);
     b.output("logits", x);
-    return finish_model(b, config.name);
+    return finish_model(b, c.name);
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const ResNetConfig& config = find_config(variant);
-    return image_inputs(config.name, options, 3, config.image_size, kLoader);
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
+    const ResNetConfig& c = config(variant);
+    return image_inputs(c.name, options, 3, c.image_size, kLoader);
   }
 };
 

@@ -40,7 +40,7 @@ constexpr UNetConfig kConfigs[] = {
     {"unet_tiny", 8, 64},
 };
 
-const UNetConfig& find_config(std::string_view variant) { return find_variant<UNetConfig>(kConfigs, variant, kLoader); }
+constexpr LoaderFamily kFamily{kLoader, "unet", "generality", "cv_image_seg", "milesial/Pytorch-UNet"};
 
 // <prefix>.double_conv.{0,1,3,4}: conv, BN, ReLU, conv, BN, ReLU.
 ValueId double_conv(LayerContext& ctx, const std::string& prefix, ValueId x, int64_t out, int64_t mid) {
@@ -67,16 +67,12 @@ ValueId up(LayerContext& ctx, const std::string& prefix, ValueId x, ValueId skip
   return double_conv(ctx, join_name(prefix, "conv"), x, out, in / 2);
 }
 
-class UNetLoader final : public sdk::ModelLoader {
+class UNetLoader final : public TableLoader<UNetConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<UNetConfig>(kConfigs); }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("unet", find_config(variant).name, "generality", "cv_image_seg", "milesial/Pytorch-UNet");
-  }
+  UNetLoader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const UNetConfig& c = find_config(variant);
+    const UNetConfig& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = batch_option(options, kLoader);
     GraphBuilder b(c.name);
@@ -98,13 +94,8 @@ class UNetLoader final : public sdk::ModelLoader {
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const UNetConfig& c = find_config(variant);
+    const UNetConfig& c = config(variant);
     return image_inputs(c.name, options, kChannels, c.image, kLoader);
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
   }
 };
 

@@ -46,20 +46,16 @@ constexpr VitConfig kConfigs[] = {
     {"vit_tiny", 16, 12, 192, 3, 768, 224},
 };
 
-const VitConfig& find_config(std::string_view variant) { return find_variant<VitConfig>(kConfigs, variant, kLoader); }
+constexpr LoaderFamily kFamily{kLoader, "vit", "generality", "cv_image_cls", "torchvision"};
 
 Initializer xavier(int64_t in, int64_t out) { return init::normal(0.0, std::sqrt(2.0 / static_cast<double>(in + out))); }
 
-class VitLoader final : public sdk::ModelLoader {
+class VitLoader final : public TableLoader<VitConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<VitConfig>(kConfigs); }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("vit", find_config(variant).name, "generality", "cv_image_cls", "torchvision");
-  }
+  VitLoader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const VitConfig& c = find_config(variant);
+    const VitConfig& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = batch_option(options, kLoader);
     const int64_t layers = option_in_range(options.num_layers, c.layers, 1, c.layers, "num_layers", kLoader);
@@ -115,17 +111,12 @@ class VitLoader final : public sdk::ModelLoader {
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const VitConfig& c = find_config(variant);
+    const VitConfig& c = config(variant);
     return image_inputs(c.name, options, 3, c.image, kLoader);
   }
 
   std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
-    return heads_mesh(find_config(variant).heads, num_devices, kLoader);
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
+    return heads_mesh(config(variant).heads, num_devices, kLoader);
   }
 };
 

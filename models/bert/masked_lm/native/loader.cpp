@@ -53,9 +53,7 @@ constexpr BertConfig kConfigs[] = {
     {"bert_large", 24, 1024, 16, 4096},
 };
 
-const BertConfig& find_config(std::string_view variant) {
-  return find_variant<BertConfig>(kConfigs, variant, kLoader);
-}
+constexpr LoaderFamily kFamily{kLoader, "bert", "priority", "nlp_masked_lm", "huggingface"};
 
 SequenceDims dims(const sdk::LoadOptions& options) {
   return sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader);
@@ -63,22 +61,18 @@ SequenceDims dims(const sdk::LoadOptions& options) {
 
 LinearInit hf_linear_init() { return {init::normal(0.0, kInitStd), init::zeros()}; }
 
-class BertLoader final : public sdk::ModelLoader {
+class BertLoader final : public TableLoader<BertConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<BertConfig>(kConfigs); }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("bert", find_config(variant).name, "priority", "nlp_masked_lm", "huggingface");
-  }
+  BertLoader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const BertConfig& config = find_config(variant);
+    const BertConfig& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const auto [batch, seq] = dims(options);
-    const int64_t layers = option_in_range(options.num_layers, config.layers, 1, config.layers, "num_layers", kLoader);
-    const int64_t hidden = config.hidden;
-    GraphBuilder b(config.name);
-    LayerContext ctx{b, config.name, dtype};
+    const int64_t layers = option_in_range(options.num_layers, c.layers, 1, c.layers, "num_layers", kLoader);
+    const int64_t hidden = c.hidden;
+    GraphBuilder b(c.name);
+    LayerContext ctx{b, c.name, dtype};
 
     const ValueId input_ids = b.input("input_ids", DType::I64, {batch, seq});
     const ValueId token_type_ids = b.input("token_type_ids", DType::I64, {batch, seq});
@@ -101,10 +95,10 @@ class BertLoader final : public sdk::ModelLoader {
     mask = b.reshape(mask, {batch, 1, 1, seq});
 
     AttentionSpec attn;
-    attn.num_heads = config.heads;
+    attn.num_heads = c.heads;
     attn.init = hf_linear_init();
     MlpSpec ffn;
-    ffn.intermediate = config.intermediate;
+    ffn.intermediate = c.intermediate;
     ffn.act = Activation::Gelu;
     ffn.init = hf_linear_init();
     for (int64_t l = 0; l < layers; ++l) {
@@ -123,15 +117,15 @@ class BertLoader final : public sdk::ModelLoader {
     const ValueId decoder_bias = ctx.weight("cls.predictions.bias", {kVocab}, init::zeros());
     x = b.linear(x, word_table, decoder_bias);
     b.output("logits", x);
-    return finish_model(b, config.name);
+    return finish_model(b, c.name);
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const BertConfig& config = find_config(variant);
+    const BertConfig& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const auto [batch, seq] = dims(options);
     sdk::Inputs inputs;
-    inputs["input_ids"] = random_int({batch, seq}, input_seed(config.name, "input_ids"), kTokenLow, kTokenHigh);
+    inputs["input_ids"] = random_int({batch, seq}, input_seed(c.name, "input_ids"), kTokenLow, kTokenHigh);
 
     // Sentence A then sentence B: token type 1 from the middle on.
     Tensor types(DType::I64, {batch, seq});
@@ -151,13 +145,13 @@ class BertLoader final : public sdk::ModelLoader {
   }
 
   std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
-    return heads_mesh(find_config(variant).heads, num_devices, kLoader);
+    return heads_mesh(config(variant).heads, num_devices, kLoader);
   }
 
   // query/key/value and intermediate column-parallel, the two output denses
   // row-parallel, the (tied) word embeddings split over the vocabulary.
   std::optional<sdk::ShardSpec> shard_spec(std::string_view variant, const sdk::Model& model) const override {
-    find_config(variant);
+    config(variant);
     return shard_by_rules(model.graph, {{"attention.self.query.weight", column_parallel_weight()},
                                         {"attention.self.query.bias", column_parallel_bias()},
                                         {"attention.self.key.weight", column_parallel_weight()},
@@ -169,11 +163,6 @@ class BertLoader final : public sdk::ModelLoader {
                                         {"intermediate.dense.bias", column_parallel_bias()},
                                         {"output.dense.weight", row_parallel_weight()},
                                         {"embeddings.word_embeddings.weight", column_parallel_weight()}});
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
   }
 };
 

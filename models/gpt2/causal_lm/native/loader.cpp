@@ -46,44 +46,38 @@ constexpr Gpt2Config kConfigs[] = {
     {"gpt2_tiny", 2, 128, 2},
 };
 
-const Gpt2Config& find_config(std::string_view variant) {
-  return find_variant<Gpt2Config>(kConfigs, variant, kLoader);
-}
+constexpr LoaderFamily kFamily{kLoader, "gpt2", "priority", "nlp_causal_lm", "huggingface"};
 
-class Gpt2Loader final : public sdk::ModelLoader {
+class Gpt2Loader final : public TableLoader<Gpt2Config> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<Gpt2Config>(kConfigs); }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("gpt2", find_config(variant).name, "priority", "nlp_causal_lm", "huggingface");
-  }
+  Gpt2Loader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const Gpt2Config& config = find_config(variant);
+    const Gpt2Config& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const SequenceDims dims = sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader);
-    const int64_t layers = option_in_range(options.num_layers, config.layers, 1, config.layers, "num_layers", kLoader);
-    GraphBuilder b(config.name);
-    LayerContext ctx{b, config.name, dtype};
+    const int64_t layers = option_in_range(options.num_layers, c.layers, 1, c.layers, "num_layers", kLoader);
+    GraphBuilder b(c.name);
+    LayerContext ctx{b, c.name, dtype};
 
     const ValueId input_ids = b.input("input_ids", DType::I64, {dims.batch, dims.seq});
     const ValueId mask = b.input("attention_mask", dtype, {1, 1, dims.seq, dims.seq});
-    const ValueId wte = ctx.weight("transformer.wte.weight", {kVocab, config.hidden}, init::normal(0.0, kInitStd));
+    const ValueId wte = ctx.weight("transformer.wte.weight", {kVocab, c.hidden}, init::normal(0.0, kInitStd));
     const ValueId wpe =
-        ctx.weight("transformer.wpe.weight", {kMaxPositions, config.hidden}, init::normal(0.0, kInitStd));
+        ctx.weight("transformer.wpe.weight", {kMaxPositions, c.hidden}, init::normal(0.0, kInitStd));
     ValueId x = b.add(b.op(OpKind::Embedding, {input_ids, wte}), b.slice(wpe, 0, 0, dims.seq));
 
     const LinearInit hf_init{init::normal(0.0, kInitStd), init::zeros()};
-    const Initializer residual_init = init::normal(0.0, kInitStd / std::sqrt(2.0 * static_cast<double>(config.layers)));
+    const Initializer residual_init = init::normal(0.0, kInitStd / std::sqrt(2.0 * static_cast<double>(c.layers)));
     AttentionSpec attn;
-    attn.num_heads = config.heads;
+    attn.num_heads = c.heads;
     attn.layout = QkvLayout::FusedConv1D;
     attn.query = "c_attn";
     attn.output = "c_proj";
     attn.init = hf_init;
     attn.output_weight = residual_init;
     MlpSpec ffn;
-    ffn.intermediate = 4 * config.hidden;
+    ffn.intermediate = 4 * c.hidden;
     ffn.act = Activation::GeluTanh;
     ffn.up = "c_fc";
     ffn.down = "c_proj";
@@ -91,32 +85,32 @@ class Gpt2Loader final : public sdk::ModelLoader {
     ffn.down_weight = residual_init;
     ffn.conv1d = true;
     PreNormLayerSpec layer{{NormKind::LayerNorm, kEps}, "ln_1", "ln_2",
-                           [&](LayerContext& c, const std::string& p, ValueId h) {
-                             return multi_head_self_attention(c, join_name(p, "attn"), h, mask, attn);
+                           [&](LayerContext& lc, const std::string& p, ValueId h) {
+                             return multi_head_self_attention(lc, join_name(p, "attn"), h, mask, attn);
                            },
-                           [&](LayerContext& c, const std::string& p, ValueId h) {
-                             return mlp(c, join_name(p, "mlp"), h, ffn);
+                           [&](LayerContext& lc, const std::string& p, ValueId h) {
+                             return mlp(lc, join_name(p, "mlp"), h, ffn);
                            }};
     for (int64_t l = 0; l < layers; ++l) x = pre_norm_layer(ctx, "transformer.h." + std::to_string(l), x, layer);
     x = layer_norm(ctx, "transformer.ln_f", x, kEps);
     b.output("logits", b.linear(x, wte));  // lm_head tied to wte
-    return finish_model(b, config.name);
+    return finish_model(b, c.name);
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const Gpt2Config& config = find_config(variant);
-    return causal_lm_inputs(config.name, sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader), 0, kVocab,
+    const Gpt2Config& c = config(variant);
+    return causal_lm_inputs(c.name, sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader), 0, kVocab,
                             model_dtype(options, kLoader));
   }
 
   std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
-    return heads_mesh(find_config(variant).heads, num_devices, kLoader);
+    return heads_mesh(config(variant).heads, num_devices, kLoader);
   }
 
   // Megatron-style: c_attn / c_fc column-parallel, the c_proj's row-parallel,
   // the (tied) embedding split over the vocabulary; norms and wpe replicated.
   std::optional<sdk::ShardSpec> shard_spec(std::string_view variant, const sdk::Model& model) const override {
-    find_config(variant);
+    config(variant);
     return shard_by_rules(model.graph, {{"attn.c_attn.weight", conv1d_column_parallel_weight()},
                                         {"attn.c_attn.bias", column_parallel_bias()},
                                         {"attn.c_proj.weight", conv1d_row_parallel_weight()},
@@ -124,11 +118,6 @@ class Gpt2Loader final : public sdk::ModelLoader {
                                         {"mlp.c_fc.bias", column_parallel_bias()},
                                         {"mlp.c_proj.weight", conv1d_row_parallel_weight()},
                                         {"transformer.wte.weight", column_parallel_weight()}});
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
   }
 };
 

@@ -15,7 +15,6 @@
 #include "models/common/llama_decoder.h"
 #include "models/common/load_options.h"
 #include "models/common/mlp.h"
-#include "models/common/variant_table.h"
 
 namespace meshtest::models {
 namespace {
@@ -40,66 +39,40 @@ constexpr LlamaConfig kConfigs[] = {
     {"llama_tiny", 2, 128, 4, 2, 352, 32000, true, 8.0},
 };
 
-const LlamaConfig& find_config(std::string_view variant) {
-  return find_variant<LlamaConfig>(kConfigs, variant, kLoader);
-}
+constexpr LoaderFamily kFamily{kLoader, "llama", "red", "nlp_causal_lm", "huggingface"};
 
-DecoderConfig decoder_config(const LlamaConfig& c) {
-  DecoderConfig d;
-  d.layers = c.layers;
-  d.hidden = c.hidden;
-  d.heads = c.heads;
-  d.kv_heads = c.kv_heads;
-  d.head_dim = c.hidden / c.heads;
-  d.vocab = c.vocab;
-  d.tied_embeddings = c.tied;
-  d.rope = {d.head_dim, 500000.0, Llama3RopeScaling{c.rope_factor, 1.0, 4.0, 8192.0}};
-  return d;
-}
-
-class LlamaLoader final : public sdk::ModelLoader {
+class LlamaLoader final : public LlamaStyleLoader<LlamaConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<LlamaConfig>(kConfigs); }
+  LlamaLoader() : LlamaStyleLoader(kConfigs, kFamily, {kDefaultSeqLen, kMaxPositions}) {}
 
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("llama", find_config(variant).name, "red", "nlp_causal_lm", "huggingface");
+ protected:
+  DecoderConfig decoder(const LlamaConfig& c) const override {
+    DecoderConfig d;
+    d.layers = c.layers;
+    d.hidden = c.hidden;
+    d.heads = c.heads;
+    d.kv_heads = c.kv_heads;
+    d.head_dim = c.hidden / c.heads;
+    d.vocab = c.vocab;
+    d.tied_embeddings = c.tied;
+    d.rope = {d.head_dim, 500000.0, Llama3RopeScaling{c.rope_factor, 1.0, 4.0, 8192.0}};
+    return d;
   }
 
-  sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const LlamaConfig& c = find_config(variant);
-    const DecoderConfig config = decoder_config(c);
-    const int64_t layers = option_in_range(options.num_layers, c.layers, 1, c.layers, "num_layers", kLoader);
+  // SwiGLU MLP.
+  ValueId feed_forward(const LlamaConfig& c, const DecoderConfig& d, LayerContext& ctx, const std::string& prefix,
+                       ValueId h) const override {
     GatedMlpSpec ffn;
     ffn.intermediate = c.intermediate;
-    ffn.init = init::normal(0.0, config.init_std);
-    return build_llama_style_decoder(c.name, config, model_dtype(options, kLoader),
-                                     sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader), layers,
-                                     [&](LayerContext& ctx, const std::string& prefix, ValueId h) {
-                                       return gated_mlp(ctx, join_name(prefix, "mlp"), h, ffn);
-                                     });
+    ffn.init = init::normal(0.0, d.init_std);
+    return gated_mlp(ctx, join_name(prefix, "mlp"), h, ffn);
   }
 
-  sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const LlamaConfig& c = find_config(variant);
-    return llama_style_inputs(c.name, decoder_config(c), model_dtype(options, kLoader),
-                              sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader));
-  }
-
-  std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
-    return heads_mesh(find_config(variant).kv_heads, num_devices, kLoader);
-  }
-
-  // gate/up column-parallel, down row-parallel (plus the attention rules).
-  std::optional<sdk::ShardSpec> shard_spec(std::string_view variant, const sdk::Model& model) const override {
-    find_config(variant);
-    return llama_style_shard_spec(model.graph, {{"mlp.gate_proj.weight", column_parallel_weight()},
-                                                {"mlp.up_proj.weight", column_parallel_weight()},
-                                                {"mlp.down_proj.weight", row_parallel_weight()}});
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
+  // gate/up column-parallel, down row-parallel.
+  std::vector<ShardRule> feed_forward_shard_rules() const override {
+    return {{"mlp.gate_proj.weight", column_parallel_weight()},
+            {"mlp.up_proj.weight", column_parallel_weight()},
+            {"mlp.down_proj.weight", row_parallel_weight()}};
   }
 };
 

@@ -14,7 +14,6 @@
 #include "models/common/llama_decoder.h"
 #include "models/common/load_options.h"
 #include "models/common/moe.h"
-#include "models/common/variant_table.h"
 
 namespace meshtest::models {
 namespace {
@@ -37,65 +36,39 @@ constexpr MixtralConfig kConfigs[] = {
     {"mixtral_tiny", 2, 128, 4, 2, 256},
 };
 
-const MixtralConfig& find_config(std::string_view variant) {
-  return find_variant<MixtralConfig>(kConfigs, variant, kLoader);
-}
+constexpr LoaderFamily kFamily{kLoader, "mixtral", "priority", "nlp_causal_lm", "huggingface"};
 
-DecoderConfig decoder_config(const MixtralConfig& c) {
-  DecoderConfig d;
-  d.layers = c.layers;
-  d.hidden = c.hidden;
-  d.heads = c.heads;
-  d.kv_heads = c.kv_heads;
-  d.head_dim = c.hidden / c.heads;
-  d.vocab = kVocab;
-  d.tied_embeddings = false;
-  d.rope = {d.head_dim, 1e6, std::nullopt};
-  return d;
-}
-
-class MixtralLoader final : public sdk::ModelLoader {
+class MixtralLoader final : public LlamaStyleLoader<MixtralConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<MixtralConfig>(kConfigs); }
+  MixtralLoader() : LlamaStyleLoader(kConfigs, kFamily, {kDefaultSeqLen, kMaxPositions}) {}
 
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("mixtral", find_config(variant).name, "priority", "nlp_causal_lm", "huggingface");
+ protected:
+  DecoderConfig decoder(const MixtralConfig& c) const override {
+    DecoderConfig d;
+    d.layers = c.layers;
+    d.hidden = c.hidden;
+    d.heads = c.heads;
+    d.kv_heads = c.kv_heads;
+    d.head_dim = c.hidden / c.heads;
+    d.vocab = kVocab;
+    d.tied_embeddings = false;
+    d.rope = {d.head_dim, 1e6, std::nullopt};
+    return d;
   }
 
-  sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const MixtralConfig& c = find_config(variant);
-    const DecoderConfig config = decoder_config(c);
-    const int64_t layers = option_in_range(options.num_layers, c.layers, 1, c.layers, "num_layers", kLoader);
-    const MoeSpec moe{kExperts, kTopK, c.intermediate, init::normal(0.0, config.init_std)};
-    return build_llama_style_decoder(c.name, config, model_dtype(options, kLoader),
-                                     sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader), layers,
-                                     [&](LayerContext& ctx, const std::string& prefix, ValueId h) {
-                                       return sparse_moe(ctx, join_name(prefix, "block_sparse_moe"), h, moe);
-                                     });
-  }
-
-  sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const MixtralConfig& c = find_config(variant);
-    return llama_style_inputs(c.name, decoder_config(c), model_dtype(options, kLoader),
-                              sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader));
-  }
-
-  std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
-    return heads_mesh(find_config(variant).kv_heads, num_devices, kLoader);
+  // Sparse mixture of experts: router, top-2 of 8 SwiGLU experts.
+  ValueId feed_forward(const MixtralConfig& c, const DecoderConfig& d, LayerContext& ctx, const std::string& prefix,
+                       ValueId h) const override {
+    const MoeSpec moe{kExperts, kTopK, c.intermediate, init::normal(0.0, d.init_std)};
+    return sparse_moe(ctx, join_name(prefix, "block_sparse_moe"), h, moe);
   }
 
   // Every expert is split across the chips of the "model" axis (w1/w3
   // column-parallel, w2 row-parallel); the router stays replicated.
-  std::optional<sdk::ShardSpec> shard_spec(std::string_view variant, const sdk::Model& model) const override {
-    find_config(variant);
-    return llama_style_shard_spec(model.graph, {{".w1.weight", column_parallel_weight()},
-                                                {".w3.weight", column_parallel_weight()},
-                                                {".w2.weight", row_parallel_weight()}});
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"logits"};
+  std::vector<ShardRule> feed_forward_shard_rules() const override {
+    return {{".w1.weight", column_parallel_weight()},
+            {".w3.weight", column_parallel_weight()},
+            {".w2.weight", row_parallel_weight()}};
   }
 };
 

@@ -11,6 +11,7 @@
 #include "models/common/linear.h"
 #include "models/common/load_options.h"
 #include "models/common/safetensors.h"
+#include "models/common/variant_table.h"
 
 namespace meshtest::models {
 namespace {
@@ -20,27 +21,19 @@ constexpr int64_t kPixels = 28 * 28;
 constexpr int64_t kHidden = 512;
 constexpr int64_t kClasses = 10;
 
-void check_variant(std::string_view variant) {
-  if (variant != "mlp") throw Error(std::string(kLoader) + ": unknown variant '" + std::string(variant) + "'");
-}
+struct MnistConfig {
+  const char* name;
+};
 
-class MnistLoader final : public sdk::ModelLoader {
+constexpr MnistConfig kConfigs[] = {{"mlp"}};
+constexpr LoaderFamily kFamily{kLoader, "mnist", "generality", "cv_image_cls", "meshtest"};
+
+class MnistLoader final : public TableLoader<MnistConfig> {
  public:
-  std::vector<std::string> variants() const override { return {"mlp"}; }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    check_variant(variant);
-    sdk::ModelInfo info;
-    info.model = "mnist";
-    info.variant = std::string(variant);
-    info.group = "generality";
-    info.task = "cv_image_cls";
-    info.source = "meshtest";
-    return info;
-  }
+  MnistLoader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    check_variant(variant);
+    config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = option_in_range(options.batch_size, 1, 1, 1 << 16, "batch_size", kLoader);
     GraphBuilder b("mnist_" + std::string(variant));
@@ -55,18 +48,13 @@ class MnistLoader final : public sdk::ModelLoader {
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    check_variant(variant);
+    config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = option_in_range(options.batch_size, 1, 1, 1 << 16, "batch_size", kLoader);
     // Normalised pixel intensities, as after transforms.Normalize.
     sdk::Inputs inputs;
     inputs["image"] = float_input(random_normal({batch, 1, 28, 28}, input_seed(variant, "image")), dtype);
     return inputs;
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    check_variant(variant);
-    return {"logits"};
   }
 };
 

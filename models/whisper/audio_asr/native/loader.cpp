@@ -46,9 +46,7 @@ constexpr WhisperConfig kConfigs[] = {
     {"whisper_small", 768, 12, 12, 3072},
 };
 
-const WhisperConfig& find_config(std::string_view variant) {
-  return find_variant<WhisperConfig>(kConfigs, variant, kLoader);
-}
+constexpr LoaderFamily kFamily{kLoader, "whisper", "generality", "audio_asr", "huggingface", "last_hidden_state"};
 
 // Conv1d over time with HF's weight shape [out, in, 3], GELU after.
 ValueId conv1d_gelu(LayerContext& ctx, const std::string& name, ValueId x, int64_t out, int64_t stride) {
@@ -64,16 +62,12 @@ ValueId conv1d_gelu(LayerContext& ctx, const std::string& name, ValueId x, int64
   return activation(b, Activation::Gelu, x);
 }
 
-class WhisperLoader final : public sdk::ModelLoader {
+class WhisperLoader final : public TableLoader<WhisperConfig> {
  public:
-  std::vector<std::string> variants() const override { return variant_names<WhisperConfig>(kConfigs); }
-
-  sdk::ModelInfo info(std::string_view variant) const override {
-    return model_info("whisper", find_config(variant).name, "generality", "audio_asr", "huggingface");
-  }
+  WhisperLoader() : TableLoader(kConfigs, kFamily) {}
 
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const WhisperConfig& c = find_config(variant);
+    const WhisperConfig& c = config(variant);
     const DType dtype = model_dtype(options, kLoader);
     const SequenceDims dims = sequence_dims(options, kMaxPositions, kMaxPositions, kLoader);
     const int64_t layers = option_in_range(options.num_layers, c.layers, 1, c.layers, "num_layers", kLoader);
@@ -114,7 +108,7 @@ class WhisperLoader final : public sdk::ModelLoader {
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
-    const WhisperConfig& c = find_config(variant);
+    const WhisperConfig& c = config(variant);
     const SequenceDims dims = sequence_dims(options, kMaxPositions, kMaxPositions, kLoader);
     sdk::Inputs inputs;
     inputs["input_features"] = float_input(
@@ -124,12 +118,7 @@ class WhisperLoader final : public sdk::ModelLoader {
   }
 
   std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
-    return heads_mesh(find_config(variant).heads, num_devices, kLoader);
-  }
-
-  sdk::TrainingSpec training(std::string_view variant) const override {
-    find_config(variant);
-    return {"last_hidden_state"};
+    return heads_mesh(config(variant).heads, num_devices, kLoader);
   }
 };
 
