@@ -73,6 +73,9 @@ void write_case(std::ostringstream& xml, const CaseResult& r) {
           << "\">expected to fail but passed</failure>\n";
       break;
   }
+  if (!r.captured_output.empty()) {
+    xml << "    <system-out>" << xml_escape(r.captured_output) << "</system-out>\n";
+  }
   xml << "  </testcase>\n";
 }
 

@@ -14,7 +14,7 @@ nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : 
 nlohmann::json result_to_json(const CaseResult& r) {
   nlohmann::json outputs = nlohmann::json::array();
   for (const OutputResult& o : r.outputs) {
-    outputs.push_back({{"name", o.name}, {"pcc", number(o.pcc)}, {"atol", number(o.atol)},
+    outputs.push_back({{"kind", o.kind}, {"name", o.name}, {"pcc", number(o.pcc)}, {"atol", number(o.atol)},
                        {"rel_l2", number(o.rel_l2)}, {"passed", o.passed}});
   }
   return {
@@ -59,6 +59,13 @@ nlohmann::json result_to_json(const CaseResult& r) {
       {"peak_device_l1_bytes", r.peak_device_l1_bytes},
       {"device_ops", r.device_ops},
       {"compile_cache_hit", r.compile_cache_hit},
+      {"compile_stats", r.compile_stats},
+      {"per_chip_peak_dram_bytes", r.per_chip_peak_dram_bytes},
+      {"collectives_executed", r.collectives_executed},
+      {"bytes_moved_between_chips", r.bytes_moved_between_chips},
+      {"device_bytes_leaked", r.device_bytes_leaked},
+      {"sharding_fallbacks", r.sharding_fallbacks},
+      {"execution_pass", r.execution_pass},
       {"attempt", r.attempt},
       {"started_at", r.started_at},
       {"finished_at", r.finished_at},

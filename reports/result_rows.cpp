@@ -45,6 +45,20 @@ Column list(std::string name, std::vector<std::string> CaseResult::*field) {
           [field](CaseResult& r, const SqlRow& row, size_t i) { r.*field = split_list(row.text(i)); }};
 }
 
+// A list of integers as "1,2,3".
+Column integers(std::string name, std::vector<int64_t> CaseResult::*field) {
+  return {std::move(name),
+          [field](const CaseResult& r) -> SqlValue {
+            std::vector<std::string> items;
+            for (int64_t v : r.*field) items.push_back(std::to_string(v));
+            return join_list(items);
+          },
+          [field](CaseResult& r, const SqlRow& row, size_t i) {
+            (r.*field).clear();
+            for (const std::string& item : split_list(row.text(i))) (r.*field).push_back(std::stoll(item));
+          }};
+}
+
 Outcome parse_outcome(const std::string& name) {
   for (Outcome o : {Outcome::Passed, Outcome::Failed, Outcome::Skipped, Outcome::Xfailed, Outcome::Xpassed}) {
     if (outcome_name(o) == name) return o;
@@ -107,6 +121,13 @@ const std::vector<Column>& columns() {
       text("started_at", &CaseResult::started_at),
       text("finished_at", &CaseResult::finished_at),
       text("captured_output", &CaseResult::captured_output),
+      text("compile_stats", &CaseResult::compile_stats),
+      integers("per_chip_peak_dram_bytes", &CaseResult::per_chip_peak_dram_bytes),
+      integer("collectives_executed", &CaseResult::collectives_executed),
+      integer("bytes_moved_between_chips", &CaseResult::bytes_moved_between_chips),
+      integer("device_bytes_leaked", &CaseResult::device_bytes_leaked),
+      text("sharding_fallbacks", &CaseResult::sharding_fallbacks),
+      text("execution_pass", &CaseResult::execution_pass),
       {"guidance", [](const CaseResult& r) -> SqlValue { return join_list(guidance_for(r)); },
        [](CaseResult& r, const SqlRow& row, size_t i) { r.guidance = split_list(row.text(i)); }},
   };
@@ -140,14 +161,15 @@ CaseResult result_from_row(const SqlRow& row, size_t first) {
 }
 
 const std::vector<std::string>& output_columns() {
-  static const std::vector<std::string> kNames = {"run_id", "test_id", "attempt", "output_name",
-                                                  "pcc",    "atol",    "rel_l2",  "passed"};
+  static const std::vector<std::string> kNames = {"run_id", "test_id", "attempt", "kind",   "output_name",
+                                                  "position", "pcc",   "atol",    "rel_l2", "passed"};
   return kNames;
 }
 
-std::vector<SqlValue> output_values(const std::string& run_id, const CaseResult& r, const OutputResult& o) {
-  return {run_id, r.test_id, static_cast<int64_t>(r.attempt), o.name, o.pcc, o.atol, o.rel_l2,
-          static_cast<int64_t>(o.passed)};
+std::vector<SqlValue> output_values(const std::string& run_id, const CaseResult& r, size_t position) {
+  const OutputResult& o = r.outputs.at(position);
+  return {run_id, r.test_id, static_cast<int64_t>(r.attempt), o.kind, o.name, static_cast<int64_t>(position),
+          o.pcc, o.atol, o.rel_l2, static_cast<int64_t>(o.passed)};
 }
 
 std::string upsert_sql(const std::string& table, const std::vector<std::string>& cols, size_t key_columns) {

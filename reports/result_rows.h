@@ -16,8 +16,9 @@ std::vector<SqlValue> result_values(const std::string& run_id, const CaseResult&
 // Reads the columns of result_columns() starting at cell `first` (run_id is not read).
 CaseResult result_from_row(const SqlRow& row, size_t first = 0);
 
-const std::vector<std::string>& output_columns();  // run_id, test_id, attempt, output_name, pcc, ...
-std::vector<SqlValue> output_values(const std::string& run_id, const CaseResult& result, const OutputResult& output);
+const std::vector<std::string>& output_columns();  // run_id, test_id, attempt, kind, output_name, position, pcc, ...
+// The row of result.outputs[position].
+std::vector<SqlValue> output_values(const std::string& run_id, const CaseResult& result, size_t position);
 
 // "INSERT INTO table (cols) VALUES (?, ...) ON CONFLICT (key) DO UPDATE SET col = excluded.col, ..."
 std::string upsert_sql(const std::string& table, const std::vector<std::string>& columns, size_t key_columns);

@@ -44,15 +44,15 @@ void SqlStore::record(const std::string& run_id, const CaseResult& result) { rec
 
 void SqlStore::record_batch(const std::string& run_id, const std::vector<CaseResult>& results) {
   static const std::string kResultSql = upsert_sql("results", result_columns(), 3);
-  static const std::string kOutputSql = upsert_sql("result_outputs", output_columns(), 4);
+  static const std::string kOutputSql = upsert_sql("result_outputs", output_columns(), 5);
   with_transaction(*db_, [&] {
     auto insert_result = db_->prepare(kResultSql);
     std::unique_ptr<SqlStatement> insert_output;
     for (const CaseResult& r : results) {
       insert_result->run(result_values(run_id, r));
-      for (const OutputResult& o : r.outputs) {
+      for (size_t i = 0; i < r.outputs.size(); ++i) {
         if (!insert_output) insert_output = db_->prepare(kOutputSql);
-        insert_output->run(output_values(run_id, r, o));
+        insert_output->run(output_values(run_id, r, i));
       }
     }
   });
@@ -122,13 +122,13 @@ void SqlStore::attach_outputs(const std::string& run_id, std::vector<CaseResult>
   std::map<std::pair<std::string, int>, CaseResult*> by_key;
   for (CaseResult& r : results) by_key[{r.test_id, r.attempt}] = &r;
   const auto rows = db_->query(
-      "SELECT test_id, attempt, output_name, pcc, atol, rel_l2, passed FROM result_outputs WHERE run_id = ? "
-      "ORDER BY test_id, attempt, output_name",
+      "SELECT test_id, attempt, output_name, pcc, atol, rel_l2, passed, kind FROM result_outputs WHERE run_id = ? "
+      "ORDER BY test_id, attempt, position, kind, output_name",
       {run_id});
   for (const SqlRow& row : rows) {
     auto it = by_key.find({row.text(0), static_cast<int>(row.integer(1))});
     if (it == by_key.end()) continue;
-    it->second->outputs.push_back({row.text(2), row.real(3), row.real(4), row.real(5), row.integer(6) != 0});
+    it->second->outputs.push_back({row.text(2), row.real(3), row.real(4), row.real(5), row.integer(6) != 0, row.text(7)});
   }
 }
 

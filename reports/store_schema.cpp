@@ -51,6 +51,29 @@ CREATE INDEX runs_by_start ON runs(started_at);
     R"sql(
 ALTER TABLE results ADD COLUMN captured_output TEXT;
 )sql",
+    // v4: compile statistics, meshes (issue 5) and training (issue 6):
+    // per-chip peaks, collectives, leaks, sharding fallbacks, the execution
+    // pass; outputs gain a kind (output | gradient | updated_weight, part of
+    // the key: a gradient is named after its parameter) and their position.
+    R"sql(
+ALTER TABLE results ADD COLUMN compile_stats TEXT;
+ALTER TABLE results ADD COLUMN per_chip_peak_dram_bytes TEXT;
+ALTER TABLE results ADD COLUMN collectives_executed INTEGER;
+ALTER TABLE results ADD COLUMN bytes_moved_between_chips INTEGER;
+ALTER TABLE results ADD COLUMN device_bytes_leaked INTEGER;
+ALTER TABLE results ADD COLUMN sharding_fallbacks TEXT;
+ALTER TABLE results ADD COLUMN execution_pass TEXT;
+CREATE TABLE result_outputs_v4 (
+  run_id TEXT NOT NULL, test_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+  kind TEXT NOT NULL, output_name TEXT NOT NULL, position INTEGER NOT NULL,
+  pcc REAL, atol REAL, rel_l2 REAL, passed INTEGER,
+  PRIMARY KEY (run_id, test_id, attempt, kind, output_name)
+);
+INSERT INTO result_outputs_v4 (run_id, test_id, attempt, kind, output_name, position, pcc, atol, rel_l2, passed)
+  SELECT run_id, test_id, attempt, 'output', output_name, 0, pcc, atol, rel_l2, passed FROM result_outputs;
+DROP TABLE result_outputs;
+ALTER TABLE result_outputs_v4 RENAME TO result_outputs;
+)sql",
 };
 
 }  // namespace

@@ -32,6 +32,16 @@ TEST(JunitXml, CountsAndElementsPerOutcome) {
   EXPECT_NE(xml.find("time=\"1.250\""), std::string::npos);
 }
 
+TEST(JunitXml, CapturedWorkerOutputIsTheCasesSystemOut) {
+  RunInfo run;
+  CaseResult r = result("a", Outcome::Failed);
+  r.captured_output = "loading <weights>\nSegfault & more";
+  const std::string xml = junit_xml(run, {r, result("b", Outcome::Passed)});
+  EXPECT_NE(xml.find("<system-out>loading &lt;weights&gt;&#10;Segfault &amp; more</system-out>"), std::string::npos)
+      << xml;
+  EXPECT_EQ(xml.find("<system-out>"), xml.rfind("<system-out>"));  // none for a case without output
+}
+
 TEST(JunitXml, HostileStringsAreEscaped) {
   CaseResult r = result("x", Outcome::Failed);
   r.error_message = "<script>alert(\"&\")</script>\x01";

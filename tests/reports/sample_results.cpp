@@ -33,7 +33,11 @@ CaseResult full_result(const std::string& id) {
   r.assert_pcc = true;
   r.assert_atol = true;
   r.assert_allclose = false;
-  r.outputs = {{"logits", 0.71, 0.5, 0.25, false}, {"pooled", 0.999, 0.01, 0.001, true}};
+  // A gradient may share its name with an output: the kind tells them apart.
+  r.outputs = {{"logits", 0.71, 0.5, 0.25, false},
+               {"pooled", 0.999, 0.01, 0.001, true},
+               {"logits", 0.98, 0.02, 0.01, false, "gradient"},
+               {"encoder.weight", 0.995, 0.02, 0.01, true, "gradient"}};
   r.seconds = {0.1, 0.2, 0.3, 0.4, 0.5};
   r.wall_seconds = 1.5;
   r.peak_host_rss_bytes = 123456789;
@@ -41,6 +45,14 @@ CaseResult full_result(const std::string& id) {
   r.peak_device_l1_bytes = 1048576;
   r.device_ops = 42;
   r.compile_cache_hit = true;
+  r.compile_stats = "const-eval.ops_folded=3 fuse.ops_fused=12";
+  r.per_chip_peak_dram_bytes = {1000, 2000, 3000, 4000};
+  r.collectives_executed = 7;
+  r.bytes_moved_between_chips = 65536;
+  r.device_bytes_leaked = 0;
+  r.sharding_fallbacks = "op #3 conv2d: no rule";
+  r.execution_pass = "BACKWARD";
+  r.captured_output = "worker said <hello> & \"bye\"\n";
   r.attempt = 2;
   r.started_at = "2026-11-22T01:00:00.000Z";
   r.finished_at = "2026-11-22T01:00:01.500Z";

@@ -62,7 +62,9 @@ TEST(SqliteStore, MigratesAVersion1DatabaseKeepingItsRows) {
     SqliteDatabase db(path);
     migrate_schema(db, 1);
     db.exec("INSERT INTO runs (run_id, started_at) VALUES ('old', '2026-01-01T00:00:00.000Z');"
-            "INSERT INTO results (run_id, test_id, attempt, outcome, pcc) VALUES ('old', 't', 1, 'passed', 0.995);");
+            "INSERT INTO results (run_id, test_id, attempt, outcome, pcc) VALUES ('old', 't', 1, 'passed', 0.995);"
+            "INSERT INTO result_outputs (run_id, test_id, attempt, output_name, pcc, passed) "
+            "VALUES ('old', 't', 1, 'logits', 0.995, 1);");
     EXPECT_EQ(db.schema_version(), 1);
   }
   SqliteStore store(path);
@@ -72,6 +74,9 @@ TEST(SqliteStore, MigratesAVersion1DatabaseKeepingItsRows) {
   EXPECT_EQ(results[0].outcome, Outcome::Passed);
   EXPECT_DOUBLE_EQ(results[0].pcc, 0.995);
   EXPECT_TRUE(results[0].guidance.empty());
+  ASSERT_EQ(results[0].outputs.size(), 1u);  // v4 rebuilt result_outputs and kept the row
+  EXPECT_EQ(results[0].outputs[0].kind, "output");
+  EXPECT_EQ(results[0].outputs[0].name, "logits");
   std::filesystem::remove(path);
 }
 
