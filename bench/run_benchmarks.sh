@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
-BENCHMARKS="compile_bench config_bench"
+BENCHMARKS="compile_bench config_bench mesh_bench"
 cmake --build "$BUILD_DIR" -j2 --target $BENCHMARKS
 for b in $BENCHMARKS; do
   echo "== $b"

@@ -51,9 +51,11 @@ enum class Differentiability {
   Rule,               // has a vector-Jacobian rule (has_vjp_rule() is true)
   NonDifferentiable,  // piecewise constant or operand-free: no gradient flows
                       // through it (constant, topk_mask, greater)
-  BackwardOnly,       // an op autodiff itself emits (conv2d_backward_input, ...):
-                      // training graphs are not differentiated again; reaching
-                      // one on a gradient path is a CompileError naming the op
+  AfterAutodiff,      // made after autodiff runs: its own backward ops
+                      // (conv2d_backward_input, ...; training graphs are not
+                      // differentiated twice) and the shard pass's collectives
+                      // (sharding runs on the training graph); reaching one on
+                      // a gradient path is a CompileError naming the op
   Unclassified,       // not yet listed in compiler/autodiff/vjp_rules.cpp (a new
                       // op): CompileError on a gradient path; a test fails
 };

@@ -18,7 +18,9 @@
 namespace meshtest::compiler {
 
 // Bumped on any incompatible change of Backend or Executable.
-constexpr int kBackendApiVersion = 1;
+// 2: meshes (CompileOptions::sharding, CompileRequest::enable_trace, per-chip
+//    and collective figures in CompileInfo / MemoryStats).
+constexpr int kBackendApiVersion = 2;
 
 // What compiling produced, for reports (same for a cache hit).
 struct CompileInfo {
@@ -29,12 +31,19 @@ struct CompileInfo {
   int64_t planned_peak_dram_bytes = 0;   // per chip
   int64_t planned_peak_l1_bytes = 0;     // per chip
   int64_t device_ops = 0;
+  std::string mesh = "1x1";                     // the mesh the program was compiled for
+  std::vector<std::string> sharding_fallbacks;  // ops the shard pass gathered to replicated
+  int64_t collectives = 0;                      // collective instructions per execution
 };
 
 struct MemoryStats {
-  int64_t peak_dram_bytes = 0;  // per chip
-  int64_t peak_l1_bytes = 0;    // per chip
-  int64_t ops_executed = 0;
+  int64_t peak_dram_bytes = 0;  // per chip (the highest chip on a mesh)
+  int64_t peak_l1_bytes = 0;    // per chip (the highest chip on a mesh)
+  int64_t ops_executed = 0;     // per chip
+  std::vector<int64_t> per_chip_peak_dram_bytes;  // index = chip id
+  int64_t collectives_executed = 0;
+  int64_t bytes_moved_between_chips = 0;
+  int64_t device_bytes_leaked = 0;  // still allocated after the execution, all chips
 };
 
 class Executable {
@@ -46,6 +55,8 @@ class Executable {
 struct CompileRequest {
   CompileOptions options;
   DumpHook dump;  // sees the unit after every pass (not called on a cache hit)
+  // The first execution records its dispatch sequence, later ones replay it.
+  bool enable_trace = false;
 };
 
 class Backend {

@@ -13,7 +13,7 @@ CompileResult compile_program(const Graph& graph, const CompileOptions& options,
   PassManager manager = PassManager::default_pipeline(options);
   manager.run(unit, dump);
   if (!unit.program) throw CompileError("the pipeline did not lower the graph (was 'lower' skipped?)");
-  return {std::move(*unit.program), std::move(unit.stats), manager.runs()};
+  return {std::move(*unit.program), std::move(unit.stats), manager.runs(), std::move(unit.sharding)};
 }
 
 void load_weights(const Graph& graph, DeviceProgram& program) { lower_weights(graph, program); }

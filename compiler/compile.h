@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct CompileResult {
   DeviceProgram program;
   std::map<std::string, int64_t> stats;  // pass statistics ("fuse.ops_fused", ...)
   std::vector<PassRun> passes;           // what ran, how long
+  std::optional<ShardingPlan> sharding = std::nullopt;  // set when the options carried a mesh
 };
 
 // Runs the default pipeline for `options` on a copy of `graph`. `dump` sees

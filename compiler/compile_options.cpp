@@ -52,6 +52,7 @@ std::string CompileOptions::fingerprint() const {
   s += ";dram=" + std::to_string(dram_capacity_bytes) + ";l1=" + std::to_string(l1_capacity_bytes);
   s += ";skip=";
   for (const std::string& p : skip_passes) s += p + ",";
+  if (sharding) s += ";" + sharding->fingerprint();
   return s;
 }
 

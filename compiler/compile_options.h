@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "compiler/sharding.h"
 #include "core/dtype.h"
 
 namespace meshtest::compiler {
@@ -37,6 +39,9 @@ struct CompileOptions {
   int64_t dram_capacity_bytes = 0;       // 0: unlimited; otherwise OOM is a CompileError
   int64_t l1_capacity_bytes = 0;         // per chip (all cores); 0: no L1 placement
   std::vector<std::string> skip_passes;  // pass names the pass manager skips
+  // Mesh and partition specs: the `shard` pass makes the per-chip graph and the
+  // capacities above apply per chip. Null: one chip.
+  std::shared_ptr<const ShardingRequest> sharding;
 
   // Canonical text of every option (part of the compile-cache key).
   std::string fingerprint() const;

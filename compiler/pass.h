@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/compile_options.h"
+#include "compiler/sharding.h"
 #include "core/device_program.h"
 #include "core/graph.h"
 
@@ -23,6 +24,8 @@ struct CompileUnit {
   CompileOptions options;
   // Pass statistics, "<pass>.<counter>" -> count (e.g. "fuse.rms_norm": 16).
   std::map<std::string, int64_t> stats;
+  // Set by the `shard` pass: how the per-chip graph relates to the global one.
+  std::optional<ShardingPlan> sharding = std::nullopt;
 
   void count(std::string_view key, int64_t n = 1) { stats[std::string(key)] += n; }
 };

@@ -10,6 +10,9 @@ namespace {
 
 bool always(const CompileOptions&) { return true; }
 bool level1(const CompileOptions& o) { return o.optimization_level >= 1; }
+bool sharded(const CompileOptions& o) { return o.sharding != nullptr; }
+// const-eval folds weights from their global data: not on per-chip shards.
+bool level1_unsharded(const CompileOptions& o) { return level1(o) && !sharded(o); }
 bool fusion(const CompileOptions& o) { return o.optimization_level >= 1 && o.enable_fusion; }
 
 }  // namespace
@@ -17,11 +20,13 @@ bool fusion(const CompileOptions& o) { return o.optimization_level >= 1 && o.ena
 const std::vector<PassInfo>& pass_registry() {
   static const std::vector<PassInfo> registry = {
       {"verify", "Infer and check every op's shape and dtype; errors name the op", always, passes::verify, false},
+      {"shard", "Propagate partition specs over the mesh, insert collectives, make the per-chip graph", sharded,
+       passes::shard, false},
       {"decompose", "Rewrite ops the device lacks (batch_norm) into primitives it has", always, passes::decompose,
        false},
       {"fuse", "Pattern-fuse RMSNorm, GELU (erf/tanh), LayerNorm, softmax and attention (level >= 1)", fusion,
        passes::fuse, false},
-      {"const-eval", "Fold weight-only subgraphs into new weights at compile time (level >= 1)", level1,
+      {"const-eval", "Fold weight-only subgraphs into new weights at compile time (level >= 1)", level1_unsharded,
        passes::const_eval, false},
       {"lower", "Lower the graph to a device program: one buffer per value, one instruction per op", always,
        passes::lower, false},

@@ -119,6 +119,13 @@ class Reader {
     }
     return a;
   }
+  // The next `n` bytes, without copying them.
+  std::string_view view(size_t n) {
+    need(n);
+    const std::string_view v = in_.substr(pos_, n);
+    pos_ += n;
+    return v;
+  }
   bool done() const { return pos_ == in_.size(); }
 
  private:
@@ -259,7 +266,7 @@ SerializedProgram deserialize_program(std::string_view bytes) {
     const auto id = static_cast<int32_t>(r.i64());
     const TensorType type = r.type();
     Tensor t(type.dtype, type.shape);
-    const std::string data = r.str();
+    const std::string_view data = r.view(r.count());
     if (data.size() != t.nbytes()) throw ParseError("compiled program: weight data size mismatch");
     std::memcpy(t.raw_data(), data.data(), data.size());
     p.weights.emplace(id, std::move(t));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "config/arch_names.h"
@@ -81,8 +82,9 @@ void read_bringup(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_v
   if (auto v = r.enumeration(n, field, parse_bringup, all_bringup_names())) e.bringup_status = *v;
 }
 
-std::optional<std::string> parse_execution_pass(std::string_view text) {
-  for (std::string_view name : {"FORWARD", "BACKWARD"}) {
+// `text` as one of `names`, spelled as listed or in lower case.
+std::optional<std::string> one_of(std::string_view text, std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) {
     std::string lower(name);
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
     if (text == name || text == lower) return std::string(name);
@@ -90,8 +92,17 @@ std::optional<std::string> parse_execution_pass(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> parse_execution_pass(std::string_view text) { return one_of(text, {"FORWARD", "BACKWARD"}); }
+
 void read_execution_pass(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
   if (auto v = r.enumeration(n, field, parse_execution_pass, {"FORWARD", "BACKWARD"})) e.execution_pass = *v;
+}
+
+// The names of compiler::MathFidelity (config does not depend on the compiler).
+std::optional<std::string> parse_math_fidelity(std::string_view text) { return one_of(text, {"LoFi", "HiFi2", "HiFi4"}); }
+
+void read_math_fidelity(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
+  if (auto v = r.enumeration(n, field, parse_math_fidelity, {"LoFi", "HiFi2", "HiFi4"})) e.math_fidelity = *v;
 }
 
 void read_markers(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
@@ -147,6 +158,7 @@ const std::vector<FieldSpec>& entry_fields() {
       MESHTEST_FIELD("optimization_level", (read_integer<&TestEntry::optimization_level, 0, 2>), optimization_level),
       MESHTEST_FIELD("enable_weight_bfp8_conversion", read_bool<&TestEntry::enable_weight_bfp8_conversion>,
                      enable_weight_bfp8_conversion),
+      MESHTEST_FIELD("math_fidelity", read_math_fidelity, math_fidelity),
       MESHTEST_FIELD("execution_pass", read_execution_pass, execution_pass),
       MESHTEST_FIELD("filechecks", read_strings<&TestEntry::filechecks>, filechecks),
       MESHTEST_FIELD("timeout", (read_number<&TestEntry::timeout_seconds, 1e-3, kInf>), timeout_seconds),

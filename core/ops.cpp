@@ -140,6 +140,37 @@ TensorType infer_conv2d(const std::vector<TensorType>& in, const Attrs& attrs) {
                     pooled_extent(x.shape[3], w.shape[3], stride[1], pad[1], dil[1])}};
 }
 
+// Collectives: `group_size` chips; all_gather multiplies `dim`, reduce_scatter
+// divides it (evenly), all_to_all divides split_dim and multiplies concat_dim.
+TensorType infer_collective(OpKind kind, const TensorType& x, const Attrs& attrs) {
+  if (attrs.get_string("axes").empty()) fail("collective needs mesh 'axes'");
+  const int64_t group = attrs.get_int("group_size");
+  if (group <= 0) fail("group_size must be positive, got " + std::to_string(group));
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  Shape out = x.shape;
+  auto divide = [&](const char* name) {
+    const size_t d = static_cast<size_t>(normalize_axis(attrs.get_int(name), rank));
+    if (out[d] % group != 0) {
+      fail(std::string(name) + " extent " + std::to_string(out[d]) + " does not split into " + std::to_string(group));
+    }
+    out[d] /= group;
+  };
+  auto multiply = [&](const char* name) {
+    const size_t d = static_cast<size_t>(normalize_axis(attrs.get_int(name), rank));
+    out[d] = checked_mul(out[d], group);
+  };
+  switch (kind) {
+    case OpKind::AllGather: multiply("dim"); break;
+    case OpKind::ReduceScatter: divide("dim"); break;
+    case OpKind::AllToAll:
+      divide("split_dim");
+      multiply("concat_dim");
+      break;
+    default: break;  // all_reduce keeps the type
+  }
+  return {x.dtype, out};
+}
+
 TensorType infer_reduce(const TensorType& x, const Attrs& attrs) {
   const auto axes = attrs.get_ints("axes");
   const bool keepdim = attrs.get_int("keepdim", 0) != 0;
@@ -174,6 +205,73 @@ TensorType infer_slice(const TensorType& x, const Attrs& attrs) {
   Shape out = x.shape;
   out[static_cast<size_t>(axis)] = len;
   return {x.dtype, out};
+}
+
+// A shape attribute (input_shape, weight_shape) of a backward op.
+Shape shape_attr(const Attrs& attrs, const char* name, size_t rank) {
+  const Shape shape = attrs.get_ints(name);
+  if (shape.size() != rank) fail(std::string("attribute '") + name + "' must have " + std::to_string(rank) + " entries");
+  for (int64_t d : shape) {
+    if (d < 0) fail(std::string("attribute '") + name + "' has a negative dimension");
+  }
+  return shape;
+}
+
+void require_forward_shape(const TensorType& forward, const TensorType& given, const char* what) {
+  if (forward.shape != given.shape) {
+    fail(std::string(what) + " " + type_to_string(given) + " does not match the forward result " +
+         type_to_string(forward));
+  }
+}
+
+// The backward ops of compiler/autodiff: each one's operand that plays the
+// forward op's result must have the type the forward op would give.
+TensorType infer_backward(OpKind kind, const std::vector<TensorType>& in, const Attrs& attrs) {
+  switch (kind) {
+    case OpKind::Greater:
+      require_same_dtype(in, 0, 1);
+      require_float(in[0], "greater operand");
+      return {in[0].dtype, broadcast_shapes(in[0].shape, in[1].shape)};
+    case OpKind::Conv2dBackwardInput: {  // (dy, w)
+      require_same_dtype(in, 0, 1);
+      const TensorType x{in[0].dtype, shape_attr(attrs, "input_shape", 4)};
+      require_forward_shape(infer_conv2d({x, in[1]}, attrs), in[0], "conv2d_backward_input dy");
+      return x;
+    }
+    case OpKind::Conv2dBackwardWeight: {  // (x, dy)
+      require_same_dtype(in, 0, 1);
+      const TensorType w{in[0].dtype, shape_attr(attrs, "weight_shape", 4)};
+      require_forward_shape(infer_conv2d({in[0], w}, attrs), in[1], "conv2d_backward_weight dy");
+      return w;
+    }
+    case OpKind::MaxPool2dBackward:  // (x, dy)
+      require_same_dtype(in, 0, 1);
+      require_forward_shape(infer_pool(in[0], attrs), in[1], "max_pool2d_backward dy");
+      return in[0];
+    case OpKind::AvgPool2dBackward: {  // (dy)
+      const TensorType x{in[0].dtype, shape_attr(attrs, "input_shape", 4)};
+      require_forward_shape(infer_pool(x, attrs), in[0], "avg_pool2d_backward dy");
+      return x;
+    }
+    case OpKind::EmbeddingBackward: {  // (ids, dy)
+      if (in[0].dtype != DType::I32 && in[0].dtype != DType::I64) fail("embedding_backward ids must be i32 or i64");
+      require_float(in[1], "embedding_backward dy");
+      Shape expected = in[0].shape;
+      if (in[1].shape.empty()) fail("embedding_backward dy must have rank >= 1");
+      expected.push_back(in[1].shape.back());
+      require_forward_shape({in[1].dtype, expected}, in[1], "embedding_backward dy");
+      const int64_t rows = attrs.get_int("num_embeddings");
+      if (rows < 0) fail("num_embeddings must not be negative");
+      return {in[1].dtype, {rows, in[1].shape.back()}};
+    }
+    case OpKind::SliceBackward: {  // (dy)
+      const TensorType x{in[0].dtype, shape_attr(attrs, "input_shape", in[0].shape.size())};
+      require_forward_shape(infer_slice(x, attrs), in[0], "slice_backward dy");
+      return x;
+    }
+    default: break;
+  }
+  fail("not a backward op: " + std::string(op_name(kind)));
 }
 
 }  // namespace
@@ -354,6 +452,10 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
     case OpKind::ReduceSum:
     case OpKind::ReduceMean:
     case OpKind::ReduceMax: return infer_reduce(in[0], attrs);
+    case OpKind::AllGather:
+    case OpKind::ReduceScatter:
+    case OpKind::AllReduce:
+    case OpKind::AllToAll: return infer_collective(kind, in[0], attrs);
     case OpKind::RmsNorm: {
       require_float(in[0], "rms_norm input");
       require_float(in[1], "rms_norm weight");
@@ -390,6 +492,13 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
       }
       return in[0];
     }
+    case OpKind::Greater:
+    case OpKind::Conv2dBackwardInput:
+    case OpKind::Conv2dBackwardWeight:
+    case OpKind::MaxPool2dBackward:
+    case OpKind::AvgPool2dBackward:
+    case OpKind::EmbeddingBackward:
+    case OpKind::SliceBackward: return infer_backward(kind, in, attrs);
     default: break;
   }
   fail("no type rule for op " + std::string(op_name(kind)));

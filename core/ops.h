@@ -29,6 +29,34 @@
 //  topk_mask(x){k, axis}             1 at the k largest values along `axis`
 //                                     (ties: lower index first), 0 elsewhere;
 //                                     same type as x (mixture-of-experts routing)
+// Collective ops (made by the compiler's shard pass, compiler/sharding.h; only
+// a mesh runs them): x is one chip's shard; the group is the chips that share
+// every mesh coordinate except those of `axes` (comma-separated mesh axis
+// names, e.g. "model" or "batch,model"), `group_size` of them, ordered
+// row-major by their coordinates along `axes`.
+//  all_gather(x){axes, group_size, dim}      group's shards concatenated on dim
+//  reduce_scatter(x){axes, group_size, dim}  group's sum, block r of `dim` to member r
+//  all_reduce(x){axes, group_size}           group's elementwise sum, on every member
+//  all_to_all(x){axes, group_size, split_dim, concat_dim}  block r of split_dim
+//         goes to member r; received blocks concatenated on concat_dim in member order
+// Backward ops (made by the compiler's autodiff, compiler/autodiff.h):
+//  greater(a, b)                      1 where a > b, else 0 (numpy broadcasting,
+//                                     same float dtype); no gradient of its own
+//  conv2d_backward_input(dy[N,O,OH,OW], w[O,C/g,KH,KW]){stride, padding,
+//         dilation, groups, input_shape=[N,C,H,W]}   d conv2d / d x applied to dy
+//         (the transposed convolution); input_shape fixes H, W
+//  conv2d_backward_weight(x[N,C,H,W], dy[N,O,OH,OW]){stride, padding, dilation,
+//         groups, weight_shape=[O,C/g,KH,KW]}        d conv2d / d w applied to dy
+//  max_pool2d_backward(x, dy){kernel, stride, padding}   -> type of x: each dy
+//         element is added at the position of its window's maximum (the first
+//         in row-major window order on ties; padding never wins)
+//  avg_pool2d_backward(dy){kernel, stride, padding, count_include_pad,
+//         input_shape}   each dy element spread evenly over its window's
+//         elements (divisor as in avg_pool2d; padding positions dropped)
+//  embedding_backward(ids[...], dy[..., D]){num_embeddings=V} -> [V, D]
+//         scatter-add: row ids[i] accumulates dy[i, :]; out-of-range id = error
+//  slice_backward(dy){axis, start, end, step, input_shape}  -> input_shape:
+//         zeros with dy written where slice(x){axis,start,end,step} reads
 // Composite ops (made by the compiler's `fuse` pass, never by loaders):
 //  rms_norm(x[...,D], w[D]){eps, form="cast_before_weight"|"cast_after_weight"}
 //         y = x * rsqrt(mean(x^2 over the last dim) + eps) * w, result dtype of x
@@ -86,9 +114,20 @@ namespace meshtest {
   X(ReduceSum, "reduce_sum", 1, 1)               \
   X(ReduceMean, "reduce_mean", 1, 1)             \
   X(ReduceMax, "reduce_max", 1, 1)               \
+  X(AllGather, "all_gather", 1, 1)               \
+  X(ReduceScatter, "reduce_scatter", 1, 1)       \
+  X(AllReduce, "all_reduce", 1, 1)               \
+  X(AllToAll, "all_to_all", 1, 1)                \
   X(RmsNorm, "rms_norm", 2, 2)                   \
   X(Sdpa, "sdpa", 3, 4)                          \
-  X(TopkMask, "topk_mask", 1, 1)
+  X(TopkMask, "topk_mask", 1, 1)                 \
+  X(Greater, "greater", 2, 2)                    \
+  X(Conv2dBackwardInput, "conv2d_backward_input", 2, 2)   \
+  X(Conv2dBackwardWeight, "conv2d_backward_weight", 2, 2) \
+  X(MaxPool2dBackward, "max_pool2d_backward", 2, 2)       \
+  X(AvgPool2dBackward, "avg_pool2d_backward", 1, 1)       \
+  X(EmbeddingBackward, "embedding_backward", 2, 2)        \
+  X(SliceBackward, "slice_backward", 1, 1)
 
 enum class OpKind {
 #define MESHTEST_OP_ENUM(e, name, lo, hi) e,

@@ -31,6 +31,70 @@ void fill_chunked(int64_t n, uint64_t seed, Fill fill) {
   });
 }
 
+// Marsaglia & Tsang's ziggurat for the standard normal (J. Stat. Software 5(8),
+// 2000), 128 layers: almost every sample costs one generator step, a table
+// lookup and a multiply; only about 1.2% reach the exp/log slow path. The
+// tables are computed once, with the published constants.
+class Ziggurat {
+ public:
+  Ziggurat() {
+    constexpr double kM = 2147483648.0;  // 2^31
+    double dn = kR, tn = kR;
+    const double q = kV / std::exp(-0.5 * dn * dn);
+    k_[0] = static_cast<uint32_t>((dn / q) * kM);
+    k_[1] = 0;
+    w_[0] = q / kM;
+    w_[127] = dn / kM;
+    f_[0] = 1.0;
+    f_[127] = std::exp(-0.5 * dn * dn);
+    for (int i = 126; i >= 1; --i) {
+      dn = std::sqrt(-2.0 * std::log(kV / dn + std::exp(-0.5 * dn * dn)));
+      k_[i + 1] = static_cast<uint32_t>((dn / tn) * kM);
+      tn = dn;
+      f_[i] = std::exp(-0.5 * dn * dn);
+      w_[i] = dn / kM;
+    }
+  }
+
+  double sample(Rng& rng) const {
+    for (;;) {
+      const auto hz = static_cast<int32_t>(static_cast<uint32_t>(rng.next_u64()));
+      const int iz = hz & 127;
+      const double x = hz * w_[iz];
+      const uint32_t magnitude = hz < 0 ? 0u - static_cast<uint32_t>(hz) : static_cast<uint32_t>(hz);
+      if (magnitude < k_[iz]) return x;  // inside the layer's rectangle: the fast path
+      if (iz == 0) {                     // the tail beyond kR
+        double tx, ty;
+        do {
+          tx = -std::log(positive_uniform(rng)) / kR;
+          ty = -std::log(positive_uniform(rng));
+        } while (ty + ty < tx * tx);
+        return hz > 0 ? kR + tx : -kR - tx;
+      }
+      if (f_[iz] + rng.uniform() * (f_[iz - 1] - f_[iz]) < std::exp(-0.5 * x * x)) return x;
+    }
+  }
+
+ private:
+  static constexpr double kR = 3.442619855899;       // start of the tail
+  static constexpr double kV = 9.91256303526217e-3;  // area of each layer
+
+  static double positive_uniform(Rng& rng) {
+    double u = rng.uniform();
+    while (u <= 0.0) u = rng.uniform();
+    return u;
+  }
+
+  uint32_t k_[128];
+  double w_[128];
+  double f_[128];
+};
+
+const Ziggurat& ziggurat() {
+  static const Ziggurat z;
+  return z;
+}
+
 }  // namespace
 
 uint64_t hash_seed(std::string_view text, uint64_t base) {
@@ -66,12 +130,7 @@ uint64_t Rng::next_u64() {
 
 double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
-double Rng::normal() {
-  double u1 = uniform();
-  while (u1 <= 0.0) u1 = uniform();
-  const double u2 = uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}
+double Rng::normal() { return ziggurat().sample(*this); }
 
 int64_t Rng::uniform_int(int64_t low, int64_t high) {
   const uint64_t span = static_cast<uint64_t>(high - low);
@@ -81,16 +140,9 @@ int64_t Rng::uniform_int(int64_t low, int64_t high) {
 Tensor random_normal(const Shape& shape, uint64_t seed, float mean, float stddev) {
   Tensor t(DType::F32, shape);
   float* p = t.data<float>();
-  // Box-Muller yields two independent normals per pair of uniforms; use both.
+  const Ziggurat& z = ziggurat();
   fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; i += 2) {
-      double u1 = rng.uniform();
-      while (u1 <= 0.0) u1 = rng.uniform();
-      const double radius = std::sqrt(-2.0 * std::log(u1));
-      const double angle = 2.0 * M_PI * rng.uniform();
-      p[i] = mean + stddev * static_cast<float>(radius * std::cos(angle));
-      if (i + 1 < end) p[i + 1] = mean + stddev * static_cast<float>(radius * std::sin(angle));
-    }
+    for (int64_t i = begin; i < end; ++i) p[i] = mean + stddev * static_cast<float>(z.sample(rng));
   });
   return t;
 }

@@ -21,7 +21,7 @@ class Rng {
   explicit Rng(uint64_t seed);
   uint64_t next_u64();
   double uniform();  // [0, 1)
-  double normal();   // standard normal (Box-Muller)
+  double normal();   // standard normal (ziggurat, see rng.cpp)
   int64_t uniform_int(int64_t low, int64_t high);  // [low, high)
 
  private:

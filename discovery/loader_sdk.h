@@ -81,7 +81,9 @@ class ModelLoader {
 // version before calling anything else and refuses a mismatch with a reported
 // result. Bump the version whenever ModelLoader or a type above changes
 // layout; the C++ ABI across the boundary is GCC's (same toolchain).
-constexpr uint32_t kLoaderAbiVersion = 1;
+// 2: the op table (core/ops.h) gained collectives and backward ops, which
+// renumbered OpKind: a plugin built against version 1 would build wrong ops.
+constexpr uint32_t kLoaderAbiVersion = 2;
 constexpr const char* kAbiVersionSymbol = "meshtest_loader_abi_version";
 constexpr const char* kCreateSymbol = "meshtest_create_loader";
 constexpr const char* kDestroySymbol = "meshtest_destroy_loader";

@@ -6,6 +6,13 @@
 
 namespace meshtest::reports {
 
+Outcome parse_outcome(std::string_view name) {
+  for (Outcome o : {Outcome::Passed, Outcome::Failed, Outcome::Skipped, Outcome::Xfailed, Outcome::Xpassed}) {
+    if (outcome_name(o) == name) return o;
+  }
+  return Outcome::Error;
+}
+
 std::string_view outcome_name(Outcome outcome) {
   switch (outcome) {
     case Outcome::Passed: return "passed";

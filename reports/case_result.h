@@ -15,6 +15,7 @@ enum class Outcome { Passed, Failed, Skipped, Xfailed, Xpassed, Error };
 enum class FailureKind { None, Exception, Crash, Hang, Timeout, Oom };
 
 std::string_view outcome_name(Outcome outcome);  // "passed", "failed", ...
+Outcome parse_outcome(std::string_view name);     // inverse of outcome_name; unknown: Error
 std::string_view failure_kind_name(FailureKind kind);  // "", "exception", "crash", ...
 
 struct OutputResult {

@@ -59,13 +59,6 @@ Column integers(std::string name, std::vector<int64_t> CaseResult::*field) {
           }};
 }
 
-Outcome parse_outcome(const std::string& name) {
-  for (Outcome o : {Outcome::Passed, Outcome::Failed, Outcome::Skipped, Outcome::Xfailed, Outcome::Xpassed}) {
-    if (outcome_name(o) == name) return o;
-  }
-  return Outcome::Error;
-}
-
 FailureKind parse_failure_kind(const std::string& name) {
   for (FailureKind k : {FailureKind::Exception, FailureKind::Crash, FailureKind::Hang, FailureKind::Timeout,
                         FailureKind::Oom}) {

@@ -27,6 +27,11 @@ struct StoredResult {
   CaseResult result;
 };
 
+struct LastAttempt {
+  int attempt = 0;
+  Outcome outcome = Outcome::Error;
+};
+
 class ResultStore {
  public:
   virtual ~ResultStore() = default;
@@ -37,13 +42,15 @@ class ResultStore {
   virtual void finish_run(const std::string& run_id, const std::string& finished_at) = 0;
   virtual int schema_version() = 0;
 
-  // For --resume: the newest run that never finished, and the ids of the
-  // cases a run already has a final result for.
+  // For --resume: the newest run that never finished, and the highest
+  // attempt each case of a run has recorded, with its outcome.
   virtual std::optional<std::string> last_unfinished_run() = 0;
-  virtual std::vector<std::string> finished_test_ids(const std::string& run_id) = 0;
+  virtual std::map<std::string, LastAttempt> last_attempts(const std::string& run_id) = 0;
   // For scheduling and sharding: duration and memory of each case across the
-  // most recent `max_runs` runs that recorded it.
-  virtual std::map<std::string, CaseHistory> case_history(int max_runs) = 0;
+  // most recent `max_runs` runs that recorded it; with `started_before` (ISO
+  // 8601), only attempts that started earlier (a resumed run keeps the
+  // history, and so the shards, it started with).
+  virtual std::map<std::string, CaseHistory> case_history(int max_runs, const std::string& started_before = "") = 0;
 
   // Reading, for report/history/diff/flaky/promote.
   virtual std::vector<RunInfo> recent_runs(int limit) = 0;  // newest first

@@ -67,22 +67,28 @@ std::optional<std::string> SqlStore::last_unfinished_run() {
   return rows[0].text(0);
 }
 
-std::vector<std::string> SqlStore::finished_test_ids(const std::string& run_id) {
-  std::vector<std::string> ids;
-  for (const SqlRow& row : db_->query("SELECT DISTINCT test_id FROM results WHERE run_id = ? ORDER BY test_id", {run_id})) {
-    ids.push_back(row.text(0));
+std::map<std::string, LastAttempt> SqlStore::last_attempts(const std::string& run_id) {
+  std::map<std::string, LastAttempt> out;
+  for (const SqlRow& row : db_->query("SELECT test_id, attempt, outcome FROM results WHERE run_id = ? "
+                                      "ORDER BY test_id, attempt",
+                                      {run_id})) {
+    out[row.text(0)] = {static_cast<int>(row.integer(1)), parse_outcome(row.text(2))};  // the last row wins
   }
-  return ids;
+  return out;
 }
 
-std::map<std::string, CaseHistory> SqlStore::case_history(int max_runs) {
+std::map<std::string, CaseHistory> SqlStore::case_history(int max_runs, const std::string& started_before) {
   // Per case, the wall times and peak RSS of its `max_runs` most recent attempts.
+  const std::string cutoff = started_before.empty() ? "" : " WHERE started_at < ?";
+  std::vector<SqlValue> params;
+  if (!started_before.empty()) params.emplace_back(started_before);
+  params.emplace_back(static_cast<int64_t>(max_runs));
   const auto rows = db_->query(
       "SELECT test_id, wall_seconds, peak_host_rss_bytes FROM ("
       "  SELECT test_id, wall_seconds, peak_host_rss_bytes,"
       "         ROW_NUMBER() OVER (PARTITION BY test_id ORDER BY started_at DESC) AS n"
-      "  FROM results) AS recent WHERE n <= ? ORDER BY test_id",
-      {static_cast<int64_t>(max_runs)});
+      "  FROM results" + cutoff + ") AS recent WHERE n <= ? ORDER BY test_id",
+      params);
   std::map<std::string, std::vector<double>> times;
   std::map<std::string, CaseHistory> out;
   for (const SqlRow& row : rows) {

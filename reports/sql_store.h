@@ -22,8 +22,8 @@ class SqlStore : public ResultStore {
   void finish_run(const std::string& run_id, const std::string& finished_at) override;
   int schema_version() override;
   std::optional<std::string> last_unfinished_run() override;
-  std::vector<std::string> finished_test_ids(const std::string& run_id) override;
-  std::map<std::string, CaseHistory> case_history(int max_runs) override;
+  std::map<std::string, LastAttempt> last_attempts(const std::string& run_id) override;
+  std::map<std::string, CaseHistory> case_history(int max_runs, const std::string& started_before = "") override;
   std::vector<RunInfo> recent_runs(int limit) override;
   std::optional<RunInfo> find_run(const std::string& run_id) override;
   std::vector<CaseResult> run_results(const std::string& run_id) override;

@@ -9,6 +9,9 @@
 #include "core/error.h"
 #include "runner/compile_phase.h"
 #include "runner/host_memory.h"
+#include "runner/test_fault_hook.h"
+#include "runner/parallel_setup.h"
+#include "runner/training_phase.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest::runner {
@@ -64,16 +67,6 @@ Outcome judge(bool passed, const config::TestEntry& e, bool strict_xfail) {
   return xfail ? Outcome::Xfailed : Outcome::Failed;
 }
 
-class PhaseClock {
- public:
-  explicit PhaseClock(double& slot) : slot_(slot), start_(std::chrono::steady_clock::now()) {}
-  ~PhaseClock() { slot_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-
- private:
-  double& slot_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 }  // namespace
 
 CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
@@ -89,7 +82,7 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   r.parallelism = c.loader_error.empty() ? std::string(parallelism_name(c.parallelism)) : "";
   r.run_mode = c.loader_error.empty() ? std::string(run_mode_name(c.run_mode)) : "";
   r.arch = options.chip.arch;
-  r.mesh = "1x1";
+  r.mesh = c.parallelism == Parallelism::DataParallel ? options.arch.mesh_text() : "1x1";
   r.markers = c.markers;
   r.status = std::string(config::status_name(c.expectation.status));
   r.reason = c.expectation.reason;
@@ -135,24 +128,62 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     return finish(r);
   }
 
+  auto skip_for_mesh = [&](const std::string& why) {  // the case does not fit the arch's mesh
+    r.outcome = Outcome::Skipped;
+    r.phase = "";
+    r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
+    r.reason = why;
+    return finish(r);
+  };
+  if (const std::optional<std::string> why = parallel_skip_reason(c, options.arch)) return skip_for_mesh(*why);
+
   reset_peak_rss();
   Phase phase = Phase::LoadModel;
   auto enter = [&](Phase next) {
     phase = next;
     if (observer) observer(next);
+    fail_phase_if_injected(c.id, phase_name(next));
+  };
+  // --compile-only: the case stops once compiled and memory-planned.
+  auto compiled_only = [&] {
+    r.outcome = Outcome::Skipped;
+    r.phase = std::string(phase_name(phase));
+    r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
+    r.reason = "compile-only: compiled and memory-planned, not executed";
+    return finish(r);
   };
   try {
+    if (c.run_mode == RunMode::Training) {
+      r.execution_pass = c.expectation.execution_pass.value_or("");  // kept whatever happens below
+      const std::optional<TrainingComparison> t =
+          run_training_phases(c, options, comparison_for(c.expectation), enter, r);
+      if (!t) return compiled_only();  // --compile-only
+      r.pcc = t->min_pcc;
+      r.atol = t->max_atol;
+      r.rel_l2 = t->max_rel_l2;
+      r.outputs = t->results;
+      if (!c.expectation.execution_pass) r.execution_pass = t->failed_pass;  // else the YAML's
+      if (t->passed) enter(Phase::Done);
+      r.phase = std::string(phase_name(phase));
+      r.bringup_status = std::string(config::bringup_name(bringup_for(phase)));
+      r.error_message = t->message;
+      r.outcome = judge(t->passed, c.expectation, options.strict_xfail);
+      return finish(r);
+    }
     enter(Phase::LoadModel);
     sdk::LoadOptions load_options;
     sdk::Model model;
     sdk::Inputs inputs;
+    ParallelPlan parallel;
     {
       PhaseClock clock(r.seconds.load);
-      model = c.loader->loader->load_model(c.info.variant, load_options);
+      model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load_options, options.arch));
       // --compile-only keeps lazy weights lazy: nothing below executes them.
       if (!options.compile.compile_only) model.graph.materialize_weights();
       enter(Phase::LoadInputs);
       inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
+      parallel = prepare_parallel(c, model, inputs, options.arch);  // data parallel: the enlarged batch
+      if (!parallel.skip_reason.empty()) return skip_for_mesh(parallel.skip_reason);
     }
     std::vector<Tensor> golden;
     if (!options.compile.compile_only) {
@@ -168,15 +199,10 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       if (!settings.optimization_level && options.optimization_level != 0) {
         settings.optimization_level = options.optimization_level;
       }
-      compiled = compile_case(c.id, c.expectation, model.graph, settings, options.chip, r);
+      compiled = compile_case(c.id, c.expectation, model.graph, settings,
+                              CompileTarget{options.chip, options.arch.chips, parallel.sharding, false}, r);
     }
-    if (options.compile.compile_only) {
-      r.outcome = Outcome::Skipped;
-      r.phase = std::string(phase_name(phase));
-      r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
-      r.reason = "compile-only: compiled and memory-planned, not executed";
-      return finish(r);
-    }
+    if (options.compile.compile_only) return compiled_only();
     enter(Phase::Execute);
     std::vector<Tensor> device;
     {
@@ -187,6 +213,10 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       const int64_t cores = int64_t{options.chip.core_rows} * options.chip.core_cols;
       r.peak_device_l1_bytes = cores > 0 ? stats.peak_l1_bytes / cores : 0;
       r.device_ops = stats.ops_executed;
+      r.per_chip_peak_dram_bytes = stats.per_chip_peak_dram_bytes;
+      r.collectives_executed = stats.collectives_executed;
+      r.bytes_moved_between_chips = stats.bytes_moved_between_chips;
+      r.device_bytes_leaked = stats.device_bytes_leaked;
     }
     enter(Phase::Compare);
     comparators::Verdict verdict;

@@ -9,18 +9,21 @@
 // counts as FAILED_FE_COMPILATION.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 
 #include "reports/case_result.h"
 #include "runner/compile_settings.h"
 #include "runner/test_case.h"
+#include "runtime/arch/arch_profile.h"
 #include "runtime/device/chip_spec.h"
 
 namespace meshtest::runner {
 
 struct PipelineOptions {
   runtime::ChipSpec chip;
+  runtime::ArchProfile arch;  // --arch: chips and mesh (its chip is `chip`)
   int optimization_level = 0;  // used when compile.optimization_level and the YAML give none
   CompileSettings compile;      // --serialize, --compile-only, cache, weight dtype, fidelity, fusion
   bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
@@ -31,6 +34,19 @@ enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Don
 std::string_view phase_name(Phase phase);
 // The bring-up status a failure in `phase` gets (the table above).
 config::BringupStatus bringup_for(Phase phase);
+
+// Adds the time from construction to destruction to `slot` (a phase's seconds).
+class PhaseClock {
+ public:
+  explicit PhaseClock(double& slot) : slot_(slot), start_(std::chrono::steady_clock::now()) {}
+  ~PhaseClock() { slot_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+
+ private:
+  double& slot_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // Called as the case enters each phase (for progress and heartbeats of
 // isolated workers); may be empty.

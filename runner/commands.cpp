@@ -81,7 +81,8 @@ namespace {
 
 PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   PipelineOptions popts;
-  popts.chip.arch = o.arch;
+  popts.arch = runtime::arch_profile(o.arch);
+  popts.chip = popts.arch.chip;
   popts.optimization_level = ro.optimization_level;
   popts.compile = ro.compile;
   popts.force_run = ro.force_run;
@@ -119,17 +120,29 @@ LoopOptions loop_options(const RunOptions& ro) {
   return lo;
 }
 
-// Drops the cases `run_id` already has a result for (--resume).
+// --resume: keeps the cases `run_id` still owes a final result: never
+// recorded, or whose last attempt failed with --reruns left (they go on at
+// the next attempt, noted in `first_attempt`).
 std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>& cases,
-                                              reports::ResultStore& store, const std::string& run_id) {
-  const std::vector<std::string> done = store.finished_test_ids(run_id);
-  const std::set<std::string> finished(done.begin(), done.end());
+                                              reports::ResultStore& store, const std::string& run_id, int reruns,
+                                              std::map<std::string, int>& first_attempt) {
+  const std::map<std::string, reports::LastAttempt> last = store.last_attempts(run_id);
   std::vector<const TestCase*> out;
+  size_t retried = 0;
   for (const TestCase* t : cases) {
-    if (!finished.count(t->id)) out.push_back(t);
+    const auto it = last.find(t->id);
+    if (it == last.end()) {
+      out.push_back(t);
+    } else if (should_retry(it->second.outcome, it->second.attempt, reruns)) {
+      first_attempt[t->id] = it->second.attempt + 1;
+      out.push_back(t);
+      ++retried;
+    }
   }
   std::cout << "resuming run " << run_id << ": " << (cases.size() - out.size()) << " of " << cases.size()
-            << " case(s) already have a result\n";
+            << " case(s) already have a final result";
+  if (retried > 0) std::cout << ", " << retried << " go on to their next attempt";
+  std::cout << "\n";
   return out;
 }
 
@@ -168,18 +181,22 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   LoopOptions lo;
   try {
     lo = loop_options(ro);
-    if (!ro.db.empty()) {
-      store = reports::open_store(ro.db);
-      history = store->case_history(5);
-    }
-    if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
+    if (!ro.db.empty()) store = reports::open_store(ro.db);
+    std::optional<reports::RunInfo> resumed;
     if (ro.resume) {
       if (!store) throw Error("--resume needs a results database (--db)");
       const std::optional<std::string> id =
           ro.resume_run_id.empty() ? store->last_unfinished_run() : std::optional<std::string>(ro.resume_run_id);
       if (!id) throw Error("--resume: '" + ro.db + "' has no unfinished run");
+      resumed = store->find_run(*id);
+      if (!resumed) throw Error("--resume: '" + ro.db + "' has no run '" + *id + "'");
       run.run_id = *id;
-      cases = unfinished_cases(cases, *store, run.run_id);
+    }
+    // A resumed run sees the history it started with, so --shard picks the same cases.
+    if (store) history = store->case_history(5, resumed ? resumed->started_at : "");
+    if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
+    if (resumed) {
+      cases = unfinished_cases(cases, *store, run.run_id, ro.reruns, lo.first_attempt);
     } else if (store) {
       store->begin_run(run);
     }

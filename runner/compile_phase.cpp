@@ -94,7 +94,7 @@ compiler::CompileOptions resolve_compile_options(const CompileSettings& settings
   o.optimization_level = settings.optimization_level.value_or(entry.optimization_level.value_or(0));
   const bool bfp8 = settings.weight_bfp8.value_or(entry.enable_weight_bfp8_conversion.value_or(false));
   o.weight_dtype = bfp8 ? DType::BFP8_B : DType::BF16;
-  o.math_fidelity = compiler::parse_math_fidelity(settings.math_fidelity);
+  o.math_fidelity = compiler::parse_math_fidelity(settings.math_fidelity.value_or(entry.math_fidelity.value_or("HiFi4")));
   o.enable_fusion = settings.enable_fusion;
   o.enable_composite_ops = settings.enable_composite_ops;
   return o;
@@ -111,12 +111,15 @@ std::string sanitize_test_id(const std::string& id) {
 }
 
 CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
-                          const CompileSettings& settings, const runtime::ChipSpec& chip, reports::CaseResult& record) {
+                          const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record) {
+  const runtime::ChipSpec& chip = target.chip;
   const bool dumping = !settings.serialize_dir.empty() || !entry.filechecks.empty();
   DumpSink sink(
       settings.serialize_dir.empty() ? "" : (fs::path(settings.serialize_dir) / sanitize_test_id(test_id)).string());
   compiler::CompileRequest request;
   request.options = resolve_compile_options(settings, entry);
+  request.options.sharding = target.sharding;
+  request.enable_trace = target.enable_trace;
   if (dumping) {
     sink.add("frontend", print_graph(graph));
     request.dump = [&sink](std::string_view pass, const compiler::CompileUnit& unit) {
@@ -127,7 +130,7 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   const bool cache = settings.use_cache && !dumping;
   CompiledCase out;
   out.backend = make_simulated_backend(
-      chip, cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "");
+      chip, target.chips, cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "");
   try {
     out.executable = out.backend->compile(graph, request);
   } catch (const std::exception& e) {
@@ -141,8 +144,19 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   const int64_t cores = int64_t{chip.core_rows} * chip.core_cols;
   record.peak_device_l1_bytes = cores > 0 ? info.planned_peak_l1_bytes / cores : 0;
   record.device_ops = info.device_ops;
+  record.mesh = info.mesh;
+  std::string fallbacks;
+  for (const std::string& f : info.sharding_fallbacks) fallbacks += (fallbacks.empty() ? "" : "; ") + f;
+  record.sharding_fallbacks = fallbacks;
   for (const std::string& file : entry.filechecks) run_filecheck(resolve_pattern(file, entry), sink.all());
   return out;
+}
+
+CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
+                          const CompileSettings& settings, const runtime::ChipSpec& chip, reports::CaseResult& record) {
+  CompileTarget target;
+  target.chip = chip;
+  return compile_case(test_id, entry, graph, settings, target, record);
 }
 
 }  // namespace meshtest::runner

@@ -26,10 +26,22 @@ compiler::CompileOptions resolve_compile_options(const CompileSettings& settings
 // A test id as one safe folder name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitize_test_id(const std::string& id);
 
+// Where a case compiles for: one chip of the arch, or a mesh of its chips.
+struct CompileTarget {
+  runtime::ChipSpec chip;
+  int chips = 1;                                             // chips the arch has
+  std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
+  bool enable_trace = false;
+};
+
 // Compiles `graph` for the case and fills the record's compile fields
-// (compile_cache_hit, compile_stats, planned peaks, device_ops). Dumps go to
+// (compile_cache_hit, compile_stats, planned peaks, device_ops; on a mesh
+// also mesh and sharding_fallbacks). Dumps go to
 // <serialize_dir>/<sanitized id>/ as they are made; filechecks then run
 // against them. Throws on compile or FileCheck failure (the compile phase).
+CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
+                          const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record);
+// One chip of `chip`'s kind.
 CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
                           const CompileSettings& settings, const runtime::ChipSpec& chip, reports::CaseResult& record);
 

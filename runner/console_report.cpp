@@ -20,6 +20,27 @@ std::string upper(std::string_view s) {
   return out;
 }
 
+std::string format_bytes(int64_t bytes) {
+  char buf[32];
+  if (bytes < 1024) std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  else if (bytes < (int64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  else if (bytes < (int64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+  else std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / 1073741824.0);
+  return buf;
+}
+
+// Mesh cases: the mesh, what moved between chips, each chip's peak DRAM.
+void print_mesh_line(std::ostream& out, const CaseResult& r) {
+  if (r.mesh.empty() || r.mesh == "1x1" || r.per_chip_peak_dram_bytes.empty()) return;
+  out << "         mesh " << r.mesh << ": " << r.collectives_executed << " collectives, "
+      << format_bytes(r.bytes_moved_between_chips) << " between chips, per-chip peak DRAM [";
+  for (size_t c = 0; c < r.per_chip_peak_dram_bytes.size(); ++c) {
+    out << (c ? ", " : "") << format_bytes(r.per_chip_peak_dram_bytes[c]);
+  }
+  out << "], leaked " << format_bytes(r.device_bytes_leaked) << "\n";
+  if (!r.sharding_fallbacks.empty()) out << "         sharding fallbacks: " << r.sharding_fallbacks << "\n";
+}
+
 }  // namespace
 
 bool is_unexpected(const CaseResult& r) {
@@ -38,6 +59,7 @@ void print_case_line(std::ostream& out, const CaseResult& r) {
   std::snprintf(line, sizeof line, "%-8s pcc=%-9s %7.2fs  ", label.c_str(), pcc,
                 r.wall_seconds);
   out << line << r.test_id << "\n";
+  print_mesh_line(out, r);
   if (r.outcome == Outcome::Skipped || r.outcome == Outcome::Xfailed) {
     if (!r.reason.empty()) out << "         reason: " << r.reason << "\n";
   }

@@ -65,9 +65,9 @@ void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
   run->add_option("--experimental-weight-dtype", weight_dtype, "Matmul/conv weight dtype on the device (overrides YAML)")
       ->check(CLI::IsMember({"bf16", "bfp8"}))
       ->each([&o](const std::string& v) { o.weight_bfp8 = v == "bfp8"; });
-  run->add_option("--math-fidelity", o.math_fidelity, "GEMM multiplier precision: LoFi, HiFi2, HiFi4")
-      ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi4"}, CLI::ignore_case))
-      ->capture_default_str();
+  run->add_option("--math-fidelity", o.math_fidelity,
+                  "GEMM multiplier precision: LoFi, HiFi2, HiFi4 (overrides YAML math_fidelity; default HiFi4)")
+      ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi4"}, CLI::ignore_case));
   run->add_flag("!--disable-fusion", o.enable_fusion, "Do not run the fuse pass (debugging)");
   run->add_flag("!--disable-composite-ops", o.enable_composite_ops, "Fuse only into device ops, not rms_norm/sdpa");
 }

@@ -10,12 +10,13 @@
 namespace meshtest::runner {
 
 const std::vector<Parallelism>& supported_parallelisms() {
-  static const std::vector<Parallelism> v = {Parallelism::SingleDevice};
+  static const std::vector<Parallelism> v = {Parallelism::SingleDevice, Parallelism::DataParallel,
+                                             Parallelism::TensorParallel};
   return v;
 }
 
 const std::vector<RunMode>& supported_run_modes() {
-  static const std::vector<RunMode> v = {RunMode::Inference};
+  static const std::vector<RunMode> v = {RunMode::Inference, RunMode::Training};
   return v;
 }
 
@@ -33,6 +34,18 @@ void add_with_underscores(std::vector<std::string>& markers, const std::string& 
   std::string underscored = name;
   std::replace(underscored.begin(), underscored.end(), '-', '_');
   if (underscored != name) markers.push_back(std::move(underscored));
+}
+
+// tensor_parallel is offered for variants whose loader defines a mesh (cheap:
+// no model is built); a mesh that does not fit an arch is a skip at run time.
+bool offers(Parallelism p, const discovery::DiscoveredLoader& loader, const sdk::ModelInfo& info) {
+  if (p != Parallelism::TensorParallel) return true;
+  if (!loader.loader) return false;  // nothing to ask (a matrix built from infos alone)
+  try {
+    return loader.loader->mesh_config(info.variant, 2).has_value();
+  } catch (const std::exception&) {
+    return true;  // it has a mesh config, just none for 2 devices
+  }
 }
 
 TestCase placeholder_case(const std::string& id, const config::Placeholder& p) {
@@ -73,6 +86,7 @@ std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const 
   for (const discovery::DiscoveredLoader& loader : discovery.loaders) {
     for (const sdk::ModelInfo& info : loader.variants) {
       for (Parallelism p : supported_parallelisms()) {
+        if (!offers(p, loader, info)) continue;
         for (RunMode mode : supported_run_modes()) {
           TestCase c;
           c.loader = &loader;

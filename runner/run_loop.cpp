@@ -11,11 +11,9 @@ namespace meshtest::runner {
 using reports::CaseResult;
 using reports::Outcome;
 
-namespace {
-
-bool failed(const CaseResult& r) { return r.outcome == Outcome::Failed || r.outcome == Outcome::Error; }
-
-}  // namespace
+bool should_retry(Outcome outcome, int attempt, int reruns) {
+  return (outcome == Outcome::Failed || outcome == Outcome::Error) && attempt <= reruns;
+}
 
 CaseLimits limits_for(const TestCase& t, const LoopOptions& o) {
   CaseLimits limits;
@@ -33,7 +31,8 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
   std::vector<ScheduledJob> jobs;
   std::map<std::string, ScheduledJob> by_id;
   for (const TestCase* t : cases) {
-    jobs.push_back({t, estimate_cost(*t, history), 1});
+    const auto first = options.first_attempt.find(t->id);
+    jobs.push_back({t, estimate_cost(*t, history), first == options.first_attempt.end() ? 1 : first->second});
     by_id[t->id] = jobs.back();
   }
   Scheduler scheduler(std::move(jobs), options.memory_budget);
@@ -52,7 +51,7 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
       memory_in_use -= job.cost.bytes;
       if (r.attempt > 1 && r.outcome == Outcome::Passed) r.markers.push_back("flaky");
       record(r);
-      const bool retry = failed(r) && r.attempt <= options.reruns;
+      const bool retry = should_retry(r.outcome, r.attempt, options.reruns);
       progress.finished(r, !retry);
       if (retry) {
         job.attempt = r.attempt + 1;

@@ -23,6 +23,9 @@ struct LoopOptions {
   double timeout_seconds = 0;  // default deadline per case; 0: none
   double hang_seconds = 60;
   int64_t max_rss_bytes = 0;  // per worker; 0: unlimited
+  // --resume: cases continuing after a recorded failed attempt start at this
+  // attempt (test id -> attempt); every other case starts at 1.
+  std::map<std::string, int> first_attempt;
 };
 
 struct LoopResult {
@@ -32,6 +35,9 @@ struct LoopResult {
 
 // The limits of one case: YAML `timeout` over --timeout; marker `notimeout` disables the deadline.
 CaseLimits limits_for(const TestCase& test_case, const LoopOptions& options);
+
+// Whether an attempt that ended with `outcome` is retried under --reruns.
+bool should_retry(reports::Outcome outcome, int attempt, int reruns);
 
 // Whether a final result makes the run fail (YAML `flaky: true` cases never do).
 bool fails_run(const TestCase& test_case, const reports::CaseResult& result);

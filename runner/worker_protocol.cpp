@@ -78,6 +78,7 @@ CaseResult result_from_json(const json& j) {
   text("bringup_status", r.bringup_status);
   text("phase", r.phase);
   text("error_message", r.error_message);
+  text("execution_pass", r.execution_pass);
   text("started_at", r.started_at);
   text("finished_at", r.finished_at);
   r.markers = j.value("markers", std::vector<std::string>{});
@@ -93,7 +94,7 @@ CaseResult result_from_json(const json& j) {
   r.assert_allclose = j.value("assert_allclose", false);
   for (const json& o : j.value("outputs", json::array())) {
     r.outputs.push_back({o.value("name", std::string()), number(o, "pcc"), number(o, "atol"), number(o, "rel_l2"),
-                         o.value("passed", false)});
+                         o.value("passed", false), o.value("kind", std::string("output"))});
   }
   const json seconds = j.value("seconds", json::object());
   r.seconds = {seconds.value("load", 0.0), seconds.value("golden", 0.0), seconds.value("compile", 0.0),
@@ -102,6 +103,11 @@ CaseResult result_from_json(const json& j) {
   r.peak_host_rss_bytes = j.value("peak_host_rss_bytes", int64_t{0});
   r.peak_device_dram_bytes = j.value("peak_device_dram_bytes", int64_t{0});
   r.device_ops = j.value("device_ops", int64_t{0});
+  r.per_chip_peak_dram_bytes = j.value("per_chip_peak_dram_bytes", std::vector<int64_t>{});
+  r.collectives_executed = j.value("collectives_executed", int64_t{0});
+  r.bytes_moved_between_chips = j.value("bytes_moved_between_chips", int64_t{0});
+  r.device_bytes_leaked = j.value("device_bytes_leaked", int64_t{0});
+  text("sharding_fallbacks", r.sharding_fallbacks);
   r.compile_cache_hit = j.value("compile_cache_hit", false);
   r.attempt = j.value("attempt", 1);
   return r;

@@ -7,6 +7,7 @@
 namespace meshtest::compiler::passes {
 
 void verify(CompileUnit& unit);        // verify_pass.cpp
+void shard(CompileUnit& unit);         // shard_pass.cpp
 void decompose(CompileUnit& unit);     // decompose_pass.cpp
 void fuse(CompileUnit& unit);          // fuse_pass.cpp
 void const_eval(CompileUnit& unit);    // const_eval_pass.cpp

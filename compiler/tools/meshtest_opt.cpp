@@ -31,6 +31,9 @@ void print_help(std::ostream& out) {
          "  --skip=NAME             skip a pass by name (repeatable)\n"
          "  --dram-bytes=N          DRAM capacity for plan-memory (0: unlimited)\n"
          "  --l1-bytes=N            L1 capacity per chip for level-2 placement\n"
+         "  --mesh=SHAPE:AXES       mesh for the shard pass, e.g. 2x4:batch,model\n"
+         "  --shard=NAME=SPEC       partition spec of a parameter, one entry per dim:\n"
+         "                          an axis, a+b for several, _ replicated (e.g. w=model,_)\n"
          "  --print-stats           pass statistics and timings to stderr\n\n"
          "passes (default pipeline order):\n";
   for (const PassInfo& p : meshtest::compiler::pass_registry()) {
@@ -58,6 +61,8 @@ int main(int argc, char** argv) {
   bool pipeline = false;
   bool print_stats = false;
   std::string input = "-";
+  compiler::ShardingRequest sharding;
+  bool has_mesh = false;
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
@@ -85,6 +90,14 @@ int main(int argc, char** argv) {
         options.dram_capacity_bytes = std::stoll(value("--dram-bytes="));
       } else if (arg.rfind("--l1-bytes=", 0) == 0) {
         options.l1_capacity_bytes = std::stoll(value("--l1-bytes="));
+      } else if (arg.rfind("--mesh=", 0) == 0) {
+        sharding.mesh = compiler::parse_mesh(value("--mesh="));
+        has_mesh = true;
+      } else if (arg.rfind("--shard=", 0) == 0) {
+        const std::string spec = value("--shard=");
+        const size_t eq = spec.find('=');
+        if (eq == std::string::npos) throw ParseError("--shard=" + spec + ": expected NAME=SPEC");
+        sharding.specs[spec.substr(0, eq)] = compiler::parse_partition_spec(spec.substr(eq + 1));
       } else if (arg == "--print-stats") {
         print_stats = true;
       } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
@@ -98,6 +111,11 @@ int main(int argc, char** argv) {
     std::cerr << "meshtest-opt: " << e.what() << "\n";
     return 2;
   }
+  if (!has_mesh && !sharding.specs.empty()) {
+    std::cerr << "meshtest-opt: --shard needs --mesh\n";
+    return 2;
+  }
+  if (has_mesh) options.sharding = std::make_shared<const compiler::ShardingRequest>(sharding);
   if (pass_names.empty() && !pipeline) {
     std::cerr << "meshtest-opt: give --pass=NAME or --pipeline (see --help)\n";
     return 2;
@@ -130,6 +148,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "pass %-14s %s%.3f ms\n", r.name.c_str(), r.skipped ? "skipped " : "", r.seconds * 1e3);
       }
       for (const auto& [name, value] : unit.stats) std::cerr << "stat " << name << " = " << value << "\n";
+    }
+    if (unit.sharding) {  // how the per-chip graph relates to the global one
+      for (const auto& [name, s] : unit.sharding->params)
+        std::cout << "// shard param @" << name << " " << sharding_text(unit.sharding->mesh, s) << "\n";
+      for (const auto& [name, s] : unit.sharding->outputs)
+        std::cout << "// shard output @" << name << " " << sharding_text(unit.sharding->mesh, s) << "\n";
+      for (const std::string& f : unit.sharding->fallbacks) std::cout << "// shard fallback: " << f << "\n";
     }
   } catch (const Error& e) {
     std::cerr << "meshtest-opt: error: " << e.what() << "\n";

@@ -9,6 +9,21 @@
 
 namespace meshtest::models {
 
+DecoderConfig gqa_decoder_config(int64_t layers, int64_t hidden, int64_t heads, int64_t kv_heads, int64_t vocab,
+                                 bool tied_embeddings, RopeConfig rope) {
+  DecoderConfig d;
+  d.layers = layers;
+  d.hidden = hidden;
+  d.heads = heads;
+  d.kv_heads = kv_heads;
+  d.head_dim = hidden / heads;
+  d.vocab = vocab;
+  d.tied_embeddings = tied_embeddings;
+  rope.head_dim = d.head_dim;
+  d.rope = rope;
+  return d;
+}
+
 sdk::Model build_llama_style_decoder(std::string_view variant, const DecoderConfig& config, DType dtype,
                                      SequenceDims dims, int64_t layers, const SubBlock& feed_forward) {
   GraphBuilder b{std::string(variant)};

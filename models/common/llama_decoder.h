@@ -37,6 +37,11 @@ struct DecoderConfig {
   double init_std = 0.02;  // HF initializer_range
 };
 
+// A grouped-query decoder: head_dim = hidden / heads, `rope.head_dim` is
+// filled in from it.
+DecoderConfig gqa_decoder_config(int64_t layers, int64_t hidden, int64_t heads, int64_t kv_heads, int64_t vocab,
+                                 bool tied_embeddings, RopeConfig rope);
+
 // `feed_forward` gets the layer prefix (model.layers.N) and the normed input.
 sdk::Model build_llama_style_decoder(std::string_view variant, const DecoderConfig& config, DType dtype,
                                      SequenceDims dims, int64_t layers, const SubBlock& feed_forward);

@@ -12,9 +12,13 @@ sdk::MeshConfig heads_mesh(int64_t num_heads, int num_devices, std::string_view 
   if (num_devices % 2 == 0 && num_heads % (num_devices / 2) == 0) {
     return {{2, num_devices / 2}, {"batch", kModelAxis}};
   }
+  // Fewer heads than that: the widest "model" axis that splits them, the
+  // remaining rows of the mesh replicate (e.g. 2 heads on 8 chips: 4x2).
+  for (int m = num_devices / 2; m >= 2; --m) {
+    if (num_devices % m == 0 && num_heads % m == 0) return {{num_devices / m, m}, {"batch", kModelAxis}};
+  }
   throw Error(where + "no mesh for " + std::to_string(num_devices) + " devices: " + std::to_string(num_heads) +
-              " attention heads divide neither " + std::to_string(num_devices) +
-              (num_devices % 2 == 0 ? " nor " + std::to_string(num_devices / 2) : std::string(" (and it is odd)")) +
+              " attention heads share no divisor >= 2 with " + std::to_string(num_devices) +
               ", so the \"model\" axis cannot split the heads evenly");
 }
 

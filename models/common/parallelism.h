@@ -1,8 +1,9 @@
 // Mesh configs and shard specs for the transformer families.
 //
 // Mesh: (1, N) with axes ("batch", "model") when the head count divides N,
-// otherwise (2, N/2) when N is even and the heads divide N/2, otherwise an
-// error that says why (the "model" axis must split the heads evenly).
+// otherwise (2, N/2) when N is even and the heads divide N/2, otherwise
+// (N/m, m) for the largest m >= 2 dividing both (the "batch" rows replicate),
+// otherwise an error that says why (the "model" axis must split the heads evenly).
 //
 // Shard specs are rules on parameter-name suffixes: the first rule whose
 // suffix ends the name decides the parameter's PartitionSpec; parameters no

@@ -77,6 +77,15 @@ void sdpa(const std::vector<const Tensor*>& in, const Attrs& attrs, Tensor& out)
 // topk_mask(x){k, axis}: bf16 1.0 at the k largest values along axis.
 void topk_mask(const Tensor& x, const Attrs& attrs, Tensor& out);
 
+// ---- device_kernels_backward.cpp (backward ops of compiler/autodiff) ----
+void greater(const Tensor& a, const Tensor& b, Tensor& out);
+void conv2d_backward_input(const Tensor& dy, const Tensor& w, const Attrs& attrs, Tensor& out);
+void conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Attrs& attrs, Tensor& out);
+void max_pool2d_backward(const Tensor& x, const Tensor& dy, const Attrs& attrs, Tensor& out);
+void avg_pool2d_backward(const Tensor& dy, const Attrs& attrs, Tensor& out);
+void embedding_backward(const Tensor& ids, const Tensor& dy, Tensor& out);
+void slice_backward(const Tensor& dy, const Attrs& attrs, Tensor& out);
+
 // Math fidelity: keeps the top `bits` (< 7) explicit mantissa bits of a bf16 tensor.
 Tensor truncate_mantissa(const Tensor& x, int64_t bits);
 

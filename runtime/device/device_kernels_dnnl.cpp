@@ -1,7 +1,9 @@
 // Device GEMM, convolution and pooling through oneDNN: bf16 sources and
 // weights, f32 bias, f32 accumulation inside oneDNN, bf16 results. Primitives
 // are cached process-wide by op shape (thread-safe), so repeated shapes in a
-// program, or across executions, pay primitive creation once.
+// program, or across executions, pay primitive creation once. Every primitive
+// gets its scratchpad per call (scratchpad_mode::user): the library's shared
+// scratchpad is not safe when the chips of a mesh run kernels concurrently.
 #include <algorithm>
 #include <dnnl.hpp>
 #include <memory>
@@ -58,6 +60,21 @@ std::string dims_key(const Dims& dims) {
 
 void* mutable_ptr(const Tensor& t) { return const_cast<void*>(t.raw_data()); }
 
+// Attributes of every primitive here: a caller-owned scratchpad.
+dnnl::primitive_attr user_scratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+// Executes `prim` with a scratchpad of its own (see above).
+template <class Pd>
+void execute_with_scratchpad(const dnnl::primitive& prim, const Pd& pd, dnnl::stream& stream,
+                             std::unordered_map<int, memory> args) {
+  args.emplace(DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), cpu_engine()));
+  prim.execute(stream, args);
+}
+
 std::vector<float> bias_as_f32(const Tensor* bias) {
   if (bias == nullptr) return {};
   require_bf16(*bias, "bias");
@@ -89,7 +106,7 @@ std::shared_ptr<const MatmulEntry> matmul_entry(int64_t batch, int64_t m, int64_
     const memory::desc bias =
         has_bias ? memory::desc(batched ? Dims{1, 1, n} : Dims{1, n}, DataType::f32, batched ? Tag::abc : Tag::ab)
                  : memory::desc();
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, wei, bias, dst), cpu_engine());
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, wei, bias, dst), user_scratchpad(), cpu_engine());
     return MatmulEntry{pd, dnnl::matmul(pd)};
   });
 }
@@ -101,7 +118,7 @@ void run_matmul(const MatmulEntry& e, const void* a, const void* b, const float*
                                        {DNNL_ARG_WEIGHTS, memory(e.pd.weights_desc(), eng, const_cast<void*>(b))},
                                        {DNNL_ARG_DST, memory(e.pd.dst_desc(), eng, out)}};
   if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(e.pd.bias_desc(), eng, const_cast<float*>(bias)));
-  e.prim.execute(stream, args);
+  execute_with_scratchpad(e.prim, e.pd, stream, std::move(args));
   stream.wait();
 }
 
@@ -116,7 +133,14 @@ struct ConvEntry {
 
 std::optional<dnnl::reorder> make_reorder(const memory::desc& from, const memory::desc& to) {
   if (from == to) return std::nullopt;
-  return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+  return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to, user_scratchpad()));
+}
+
+void run_reorder(const dnnl::reorder& reorder, const memory& from, const memory& to, dnnl::stream& stream) {
+  const dnnl_memory_desc_t* scratch = dnnl_primitive_desc_query_md(reorder.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+  std::unordered_map<int, memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  args.emplace(DNNL_ARG_SCRATCHPAD, memory(memory::desc(*scratch), cpu_engine()));
+  reorder.execute(stream, args);
 }
 
 // `from` (user memory) reordered into a fresh memory of `to_desc` when needed.
@@ -124,7 +148,7 @@ memory prepare_input(const std::optional<dnnl::reorder>& reorder, memory from, c
                      dnnl::stream& stream) {
   if (!reorder) return from;
   memory to(to_desc, cpu_engine());
-  reorder->execute(stream, from, to);
+  run_reorder(*reorder, from, to, stream);
   return to;
 }
 
@@ -234,7 +258,7 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& a
     const memory::desc bias_md = bias ? memory::desc({dst_dims[1]}, DataType::f32, Tag::a) : memory::desc();
     const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                                src_any, wei_any, bias_md, dst_any, strides, dilation, padding, padding);
-    dnnl::convolution_forward::primitive_desc pd(desc, cpu_engine());
+    dnnl::convolution_forward::primitive_desc pd(desc, user_scratchpad(), cpu_engine());
     ConvEntry entry{pd,
                     dnnl::convolution_forward(pd),
                     memory::desc(src_dims, DataType::bf16, Tag::nchw),
@@ -260,8 +284,8 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& a
   std::vector<float> b = bias_as_f32(bias);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
   if (bias) args.emplace(DNNL_ARG_BIAS, memory(e->bias_md, eng, b.data()));
-  e->prim.execute(stream, args);
-  if (e->dst_reorder) e->dst_reorder->execute(stream, dst, dst_plain);
+  execute_with_scratchpad(e->prim, e->pd, stream, std::move(args));
+  if (e->dst_reorder) run_reorder(*e->dst_reorder, dst, dst_plain, stream);
   stream.wait();
 }
 
@@ -292,12 +316,13 @@ void pool2d(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
     const memory::desc dst(dst_dims, DataType::bf16, Tag::nchw);
     const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, src, dst, strides, kernel,
                                               Dims{0, 0}, padding, padding);
-    dnnl::pooling_v2_forward::primitive_desc pd(desc, cpu_engine());
+    dnnl::pooling_v2_forward::primitive_desc pd(desc, user_scratchpad(), cpu_engine());
     return PoolEntry{pd, dnnl::pooling_v2_forward(pd)};
   });
   dnnl::engine& eng = cpu_engine();
   dnnl::stream stream(eng);
-  e->prim.execute(stream, {{DNNL_ARG_SRC, memory(e->pd.src_desc(), eng, mutable_ptr(x))},
+  execute_with_scratchpad(e->prim, e->pd, stream,
+                          {{DNNL_ARG_SRC, memory(e->pd.src_desc(), eng, mutable_ptr(x))},
                            {DNNL_ARG_DST, memory(e->pd.dst_desc(), eng, out.raw_data())}});
   stream.wait();
 }

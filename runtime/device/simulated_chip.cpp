@@ -118,6 +118,20 @@ void dispatch_kernel(const DeviceInstr& instr, const std::vector<const Tensor*>&
       return k::sdpa(in, attrs, out);
     case OpKind::TopkMask:
       return k::topk_mask(*in[0], attrs, out);
+    case OpKind::Greater:
+      return k::greater(*in[0], *in[1], out);
+    case OpKind::Conv2dBackwardInput:
+      return k::conv2d_backward_input(*in[0], *in[1], attrs, out);
+    case OpKind::Conv2dBackwardWeight:
+      return k::conv2d_backward_weight(*in[0], *in[1], attrs, out);
+    case OpKind::MaxPool2dBackward:
+      return k::max_pool2d_backward(*in[0], *in[1], attrs, out);
+    case OpKind::AvgPool2dBackward:
+      return k::avg_pool2d_backward(*in[0], attrs, out);
+    case OpKind::EmbeddingBackward:
+      return k::embedding_backward(*in[0], *in[1], out);
+    case OpKind::SliceBackward:
+      return k::slice_backward(*in[0], attrs, out);
     default:
       break;
   }
@@ -170,7 +184,8 @@ class Dram {
     int64_t& used = l1 ? l1_used_ : used_;
     const int64_t capacity = l1 ? l1_capacity_ : capacity_;
     if (used + bytes > capacity) {
-      throw OutOfMemoryError(chip_ + ": out of " + (l1 ? "L1" : "DRAM") + " " + doing + ": need " +
+      const std::string what = doing.rfind("op #", 0) == 0 ? "executing " + doing : doing;
+      throw OutOfMemoryError(chip_ + ": out of " + (l1 ? "L1" : "DRAM") + " " + what + ": need " +
                              std::to_string(bytes) + " bytes, " + std::to_string(used) + " of " +
                              std::to_string(capacity) + " in use");
     }
@@ -235,18 +250,40 @@ void check_program(const DeviceProgram& program, const std::string& chip) {
 
 }  // namespace
 
-SimulatedChip::SimulatedChip(ChipSpec spec, int chip_id) : spec_(std::move(spec)), chip_id_(chip_id) {}
+struct ChipRun::State {
+  State(const ChipSpec& spec, int chip_id, const DeviceProgram& p, const std::map<int32_t, Tensor>& w,
+        ExecutionStats& stats)
+      : program(p),
+        weights(w),
+        chip("chip " + std::to_string(chip_id)),
+        dram(p, spec.dram_bytes, spec.l1_bytes_total(), chip, stats) {
+    const char* env = std::getenv("MESHTEST_TEST_PERTURB_DEVICE_OP");
+    perturb_op = env ? env : "";
+  }
+  const DeviceProgram& program;
+  const std::map<int32_t, Tensor>& weights;
+  std::string chip;
+  Dram dram;
+  std::string perturb_op;
+  std::vector<const Tensor*> operands;
+};
 
-std::vector<Tensor> SimulatedChip::execute(const DeviceProgram& program, const std::map<std::string, Tensor>& inputs) {
-  stats_ = ExecutionStats{};
-  const std::string chip = "chip " + std::to_string(chip_id_);
-  check_program(program, chip);
-  Dram dram(program, spec_.dram_bytes, spec_.l1_bytes_total(), chip, stats_);
+ChipRun::ChipRun(const ChipSpec& spec, int chip_id, const DeviceProgram& program,
+                 const std::map<int32_t, Tensor>& weights) {
+  state_ = std::make_unique<State>(spec, chip_id, program, weights, stats_);
+  check_program(program, state_->chip);
+}
 
+ChipRun::~ChipRun() = default;
+
+void ChipRun::upload(const std::map<std::string, Tensor>& inputs) {
+  const DeviceProgram& program = state_->program;
+  const std::string& chip = state_->chip;
+  Dram& dram = state_->dram;
   for (const DeviceBuffer& b : program.buffers) {
     if (b.kind != BufferKind::Weight) continue;
-    const auto it = program.weights.find(b.id);
-    if (it == program.weights.end()) throw RuntimeError(chip + ": program has no data for weight '" + b.name + "'");
+    const auto it = state_->weights.find(b.id);
+    if (it == state_->weights.end()) throw RuntimeError(chip + ": program has no data for weight '" + b.name + "'");
     if (it->second.dtype() != b.type.dtype || it->second.shape() != b.type.shape) {
       throw RuntimeError(chip + ": weight '" + b.name + "' data is " +
                          type_to_string({it->second.dtype(), it->second.shape()}) + ", buffer is " +
@@ -264,36 +301,61 @@ std::vector<Tensor> SimulatedChip::execute(const DeviceProgram& program, const s
     }
     dram.allocate(b.id, "uploading input '" + b.name + "'", to_device(it->second, b.type.dtype));
   }
+}
 
-  const char* perturb_env = std::getenv("MESHTEST_TEST_PERTURB_DEVICE_OP");
-  const std::string perturb_op = perturb_env ? perturb_env : "";
-  std::vector<const Tensor*> operands;
-  for (size_t i = 0; i < program.instrs.size(); ++i) {
-    const DeviceInstr& instr = program.instrs[i];
-    const DeviceBuffer& out = program.buffers[static_cast<size_t>(instr.output)];
-    dram.allocate(out.id, "executing " + instr.origin, Tensor(out.type.dtype, out.type.shape));
-    operands.clear();
-    for (int32_t b : instr.inputs) {
-      if (!dram.live(b)) {
-        throw RuntimeError(chip + ", " + instr.origin + ": operand buffer #" + std::to_string(b) +
-                           " is not on the device (released too early or never written)");
-      }
-      operands.push_back(&dram.operand(b));
-    }
-    try {
-      dispatch(instr, operands, dram.tensor(out.id));
-    } catch (const std::exception& e) {
-      throw RuntimeError(chip + ", " + instr.origin + ": " + e.what());
-    }
-    if (!perturb_op.empty() && op_name(instr.kind) == perturb_op) perturb(dram.tensor(out.id), i);
-    ++stats_.ops_executed;
-    for (int32_t b : instr.release) dram.release(b);
+const Tensor& ChipRun::operand(size_t i, size_t k) {
+  const DeviceInstr& instr = state_->program.instrs[i];
+  const int32_t b = instr.inputs.at(k);
+  if (!state_->dram.live(b)) {
+    throw RuntimeError(state_->chip + ", " + instr.origin + ": operand buffer #" + std::to_string(b) +
+                       " is not on the device (released too early or never written)");
   }
+  return state_->dram.operand(b);
+}
 
+void ChipRun::run(size_t i) {
+  const DeviceInstr& instr = state_->program.instrs[i];
+  const DeviceBuffer& out = state_->program.buffers[static_cast<size_t>(instr.output)];
+  Dram& dram = state_->dram;
+  dram.allocate(out.id, instr.origin, Tensor(out.type.dtype, out.type.shape));
+  std::vector<const Tensor*>& operands = state_->operands;
+  operands.clear();
+  for (size_t k = 0; k < instr.inputs.size(); ++k) operands.push_back(&operand(i, k));
+  try {
+    dispatch(instr, operands, dram.tensor(out.id));
+  } catch (const std::exception& e) {
+    throw RuntimeError(state_->chip + ", " + instr.origin + ": " + e.what());
+  }
+  if (!state_->perturb_op.empty() && op_name(instr.kind) == state_->perturb_op) perturb(dram.tensor(out.id), i);
+  ++stats_.ops_executed;
+  for (int32_t b : instr.release) dram.release(b);
+}
+
+void ChipRun::complete(size_t i, Tensor result) {
+  const DeviceInstr& instr = state_->program.instrs[i];
+  const DeviceBuffer& out = state_->program.buffers[static_cast<size_t>(instr.output)];
+  if (result.dtype() != out.type.dtype || result.shape() != out.type.shape) {
+    throw RuntimeError(state_->chip + ", " + instr.origin + ": result is " +
+                       type_to_string({result.dtype(), result.shape()}) + ", the program expects " +
+                       type_to_string(out.type));
+  }
+  state_->dram.allocate(out.id, instr.origin, std::move(result));
+  ++stats_.ops_executed;
+  for (int32_t b : instr.release) state_->dram.release(b);
+}
+
+const Tensor* ChipRun::result(size_t i) const {
+  const int32_t out = state_->program.instrs[i].output;
+  return state_->dram.live(out) ? &state_->dram.tensor(out) : nullptr;
+}
+
+std::vector<Tensor> ChipRun::download() {
+  const DeviceProgram& program = state_->program;
+  Dram& dram = state_->dram;
   std::vector<Tensor> results;
   results.reserve(program.outputs.size());
   for (const auto& [name, b] : program.outputs) {
-    if (!dram.live(b)) throw RuntimeError(chip + ": output '" + name + "' was released before the end");
+    if (!dram.live(b)) throw RuntimeError(state_->chip + ": output '" + name + "' was released before the end");
     results.push_back(to_host(dram.tensor(b)));
   }
   for (const auto& [name, b] : program.outputs) dram.release(b);
@@ -302,6 +364,23 @@ std::vector<Tensor> SimulatedChip::execute(const DeviceProgram& program, const s
   }
   stats_.dram_bytes_at_end = dram.used();
   return results;
+}
+
+SimulatedChip::SimulatedChip(ChipSpec spec, int chip_id) : spec_(std::move(spec)), chip_id_(chip_id) {}
+
+std::vector<Tensor> SimulatedChip::execute(const DeviceProgram& program, const std::map<std::string, Tensor>& inputs) {
+  stats_ = ExecutionStats{};
+  ChipRun run(spec_, chip_id_, program, program.weights);
+  try {
+    run.upload(inputs);
+    for (size_t i = 0; i < program.instrs.size(); ++i) run.run(i);
+    std::vector<Tensor> results = run.download();
+    stats_ = run.stats();
+    return results;
+  } catch (...) {
+    stats_ = run.stats();
+    throw;
+  }
 }
 
 }  // namespace meshtest::runtime

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,38 @@ struct ExecutionStats {
   int64_t peak_l1_bytes = 0;     // highest L1 bytes live at once (all cores)
   int64_t ops_executed = 0;
   int64_t dram_bytes_at_end = 0;  // must be 0: every buffer released
+};
+
+// One execution of a program on a chip, driven instruction by instruction
+// (the mesh runtime runs one per chip in lock-step and performs collectives
+// itself; SimulatedChip::execute runs one from start to end). `weights` holds
+// this chip's weight data by buffer id (a mesh gives each chip its shards).
+class ChipRun {
+ public:
+  ChipRun(const ChipSpec& spec, int chip_id, const DeviceProgram& program, const std::map<int32_t, Tensor>& weights);
+  ~ChipRun();
+  ChipRun(const ChipRun&) = delete;
+  ChipRun& operator=(const ChipRun&) = delete;
+
+  // Weights, then inputs (converted to each buffer's device dtype).
+  void upload(const std::map<std::string, Tensor>& inputs);
+  // Instruction `i` on this chip's kernels: allocate, compute, release.
+  void run(size_t i);
+  // Operand `k` of instruction `i` as a kernel sees it (bfp8_b decoded).
+  const Tensor& operand(size_t i, size_t k);
+  // Completes instruction `i` with a result computed elsewhere (a collective):
+  // allocates its output holding `result` (same type), then releases.
+  void complete(size_t i, Tensor result);
+  // The result of instruction `i` while it is on the device, else nullptr.
+  const Tensor* result(size_t i) const;
+  // Outputs as host tensors (f32 / ints), then frees outputs and weights.
+  std::vector<Tensor> download();
+  const ExecutionStats& stats() const { return stats_; }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  ExecutionStats stats_;
 };
 
 class SimulatedChip {

@@ -24,15 +24,6 @@ Tensor map_unary(const Tensor& x, F f) {
 
 float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 
-// Broadcast strides of `shape` against the (longer or equal) output shape.
-std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
-  std::vector<int64_t> strides(out.size(), 0);
-  const std::vector<int64_t> own = shape_strides(shape);
-  const size_t lead = out.size() - shape.size();
-  for (size_t i = 0; i < shape.size(); ++i) strides[lead + i] = shape[i] == 1 ? 0 : own[i];
-  return strides;
-}
-
 // Applies f over the broadcast of a and b; T is the element type of all three.
 template <class T, class F>
 Tensor broadcast_binary(const Tensor& a, const Tensor& b, F f) {
@@ -117,6 +108,14 @@ Tensor binary_int(OpKind kind, const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
+
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  const std::vector<int64_t> own = shape_strides(shape);
+  const size_t lead = out.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) strides[lead + i] = shape[i] == 1 ? 0 : own[i];
+  return strides;
+}
 
 Tensor unary(OpKind kind, const Tensor& x, const Attrs& attrs) {
   require_f32(x, "operand");

@@ -65,6 +65,25 @@ Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
       return ref::reduce(op.kind, in[0], op.attrs);
     case OpKind::TopkMask:
       return ref::topk_mask(in[0], op.attrs);
+    case OpKind::Greater:
+      return ref::greater(in[0], in[1]);
+    case OpKind::Conv2dBackwardInput:
+      return ref::conv2d_backward_input(in[0], in[1], op.attrs);
+    case OpKind::Conv2dBackwardWeight:
+      return ref::conv2d_backward_weight(in[0], in[1], op.attrs);
+    case OpKind::MaxPool2dBackward:
+      return ref::max_pool2d_backward(in[0], in[1], op.attrs);
+    case OpKind::AvgPool2dBackward:
+      return ref::avg_pool2d_backward(in[0], op.attrs);
+    case OpKind::EmbeddingBackward:
+      return ref::embedding_backward(in[0], in[1], op.attrs);
+    case OpKind::SliceBackward:
+      return ref::slice_backward(in[0], op.attrs);
+    case OpKind::AllGather:
+    case OpKind::ReduceScatter:
+    case OpKind::AllReduce:
+    case OpKind::AllToAll:
+      throw RuntimeError("collectives run only on a mesh; the reference runs the unsharded graph");
     default:
       break;
   }

@@ -21,6 +21,9 @@ namespace meshtest::runtime::reference {
 // ---- elementwise (reference_elementwise.cpp) ----
 Tensor unary(OpKind kind, const Tensor& x, const Attrs& attrs);
 Tensor binary(OpKind kind, const Tensor& a, const Tensor& b);
+// Element strides that read `shape` broadcast to the (longer or equal) `out`
+// shape: 0 on broadcast dims.
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
 // A floating target gives f32 (the reference never rounds to bf16/bfp8_b).
 Tensor cast(const Tensor& x, DType target);
 Tensor constant(const Attrs& attrs);
@@ -34,7 +37,29 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias);
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs);
 
+// conv2d's geometry, shared by the forward kernel and its gradients.
+struct Conv2dGeometry {
+  int64_t groups;
+  int64_t channels, height, width;  // per group input: Cg, H, W
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t out_h, out_w;
+  // A 1x1, stride-1, unpadded conv reads its input as its own im2col matrix.
+  bool is_pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+};
+// Checks x[N,C,H,W] against w[O,C/g,KH,KW] and the attributes.
+Conv2dGeometry conv2d_geometry(const Tensor& x, const Tensor& w, const Attrs& attrs);
+// Unfolds one group's input [Cg, H, W] into cols [Cg*KH*KW, OH*OW]; padding reads 0.
+void im2col(const float* x, const Conv2dGeometry& g, float* cols);
+
 // ---- pooling, normalization, softmax (reference_nn.cpp) ----
+// Pooling geometry, shared by the forward kernels and their gradients;
+// `op` names the operand in errors ("max_pool2d input").
+struct PoolGeometry {
+  int64_t planes, height, width;  // N*C planes of H x W
+  int64_t kh, kw, sh, sw, ph, pw;
+  int64_t out_h, out_w;
+};
+PoolGeometry pool_geometry(const Tensor& x, const Attrs& attrs, const char* op);
 Tensor max_pool2d(const Tensor& x, const Attrs& attrs);
 Tensor avg_pool2d(const Tensor& x, const Attrs& attrs);
 Tensor global_avg_pool2d(const Tensor& x);
@@ -55,6 +80,15 @@ Tensor reduce(OpKind kind, const Tensor& x, const Attrs& attrs);
 
 // ---- routing (reference_topk.cpp) ----
 Tensor topk_mask(const Tensor& x, const Attrs& attrs);
+
+// ---- backward ops of compiler/autodiff (reference_backward_ops.cpp) ----
+Tensor greater(const Tensor& a, const Tensor& b);
+Tensor conv2d_backward_input(const Tensor& dy, const Tensor& w, const Attrs& attrs);
+Tensor conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Attrs& attrs);
+Tensor max_pool2d_backward(const Tensor& x, const Tensor& dy, const Attrs& attrs);
+Tensor avg_pool2d_backward(const Tensor& dy, const Attrs& attrs);
+Tensor embedding_backward(const Tensor& ids, const Tensor& dy, const Attrs& attrs);
+Tensor slice_backward(const Tensor& dy, const Attrs& attrs);
 
 // ---- shared helpers ----
 // Throws RuntimeError unless `t` is f32 ("<what> must be floating point").

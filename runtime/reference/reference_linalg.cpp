@@ -72,14 +72,9 @@ std::vector<int64_t> batch_offsets(const Shape& batch, const Shape& out_batch, i
   return offsets;
 }
 
-struct ConvGeometry {
-  int64_t channels, height, width;  // per group input: Cg, H, W
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
-  int64_t out_h, out_w;
-};
+}  // namespace
 
-// Unfolds one group's input [Cg, H, W] into cols [Cg*KH*KW, OH*OW]; padding reads 0.
-void im2col(const float* x, const ConvGeometry& g, float* cols) {
+void im2col(const float* x, const Conv2dGeometry& g, float* cols) {
   const int64_t rows = g.channels * g.kh * g.kw;
   const int64_t plane = g.out_h * g.out_w;
   parallel_ranges(rows, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(plane, 1)), [&](int64_t r0, int64_t r1) {
@@ -111,8 +106,6 @@ void im2col(const float* x, const ConvGeometry& g, float* cols) {
     }
   });
 }
-
-}  // namespace
 
 void gemm(const float* a, int64_t lda, const float* b, int64_t ldb, bool b_transposed, float* c, int64_t ldc, int64_t m,
           int64_t n, int64_t k) {
@@ -192,13 +185,10 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
   return out;
 }
 
-Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs) {
-  require_f32(x, "conv2d input");
-  require_f32(w, "conv2d weight");
-  if (bias != nullptr) require_f32(*bias, "conv2d bias");
+Conv2dGeometry conv2d_geometry(const Tensor& x, const Tensor& w, const Attrs& attrs) {
   if (x.rank() != 4 || w.rank() != 4) throw RuntimeError("conv2d operands must have rank 4");
   const int64_t groups = attrs.get_int("groups", 1);
-  const int64_t batch = x.dim(0), channels = x.dim(1), out_channels = w.dim(0);
+  const int64_t channels = x.dim(1), out_channels = w.dim(0);
   if (groups <= 0 || channels % groups != 0 || out_channels % groups != 0 || w.dim(1) * groups != channels) {
     throw RuntimeError("conv2d weight " + shape_to_string(w.shape()) + " with groups=" + std::to_string(groups) +
                        " does not match input " + shape_to_string(x.shape()));
@@ -206,7 +196,8 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs&
   const auto stride = pair_attr(attrs, "stride", 1);
   const auto pad = pair_attr(attrs, "padding", 0);
   const auto dil = pair_attr(attrs, "dilation", 1);
-  ConvGeometry g{};
+  Conv2dGeometry g{};
+  g.groups = groups;
   g.channels = channels / groups;
   g.height = x.dim(2);
   g.width = x.dim(3);
@@ -224,12 +215,22 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs&
   g.out_h = (g.height + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
   g.out_w = (g.width + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
   if (g.out_h <= 0 || g.out_w <= 0) throw RuntimeError("conv2d window larger than padded input");
+  return g;
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs) {
+  require_f32(x, "conv2d input");
+  require_f32(w, "conv2d weight");
+  if (bias != nullptr) require_f32(*bias, "conv2d bias");
+  const Conv2dGeometry g = conv2d_geometry(x, w, attrs);
+  const int64_t groups = g.groups;
+  const int64_t batch = x.dim(0), channels = x.dim(1), out_channels = w.dim(0);
 
   Tensor out(DType::F32, {batch, out_channels, g.out_h, g.out_w});
   const int64_t group_out = out_channels / groups;
   const int64_t kdim = g.channels * g.kh * g.kw;
   const int64_t plane = g.out_h * g.out_w;
-  const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  const bool direct = g.is_pointwise();
   const float* px = x.data<float>();
   const float* pw = w.data<float>();
   const float* pbias = bias != nullptr ? bias->data<float>() : nullptr;

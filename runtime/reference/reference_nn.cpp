@@ -9,14 +9,6 @@
 
 namespace meshtest::runtime::reference {
 
-namespace {
-
-struct PoolGeometry {
-  int64_t planes, height, width;  // N*C planes of H x W
-  int64_t kh, kw, sh, sw, ph, pw;
-  int64_t out_h, out_w;
-};
-
 PoolGeometry pool_geometry(const Tensor& x, const Attrs& attrs, const char* op) {
   require_f32(x, op);
   if (x.rank() != 4) throw RuntimeError(std::string(op) + " input must have rank 4, got " + shape_to_string(x.shape()));
@@ -33,6 +25,8 @@ PoolGeometry pool_geometry(const Tensor& x, const Attrs& attrs, const char* op) 
   if (g.out_h <= 0 || g.out_w <= 0) throw RuntimeError("pool window larger than padded input");
   return g;
 }
+
+namespace {
 
 // Calls fn(in_plane, out_plane) for every N*C plane, in parallel.
 template <class F>

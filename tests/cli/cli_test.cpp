@@ -68,13 +68,15 @@ TEST_F(Cli, CollectListsTheZoo) {
     EXPECT_NE(r.output.find(std::string(id) + "\n"), std::string::npos) << id << "\n" << r.output;
   }
   EXPECT_NE(r.output.find(" tests collected (0 deselected)\n"), std::string::npos) << r.output;
-  const Result k = run("collect -k resnet50");
+  const Result k = run("collect -k 'resnet50 and single_device and inference'");
   EXPECT_NE(k.output.find("1/"), std::string::npos) << k.output;
 }
 
 TEST_F(Cli, SmallModelsPassEndToEndAndJunitRecordsThem) {
   const fs::path junit = dir / "junit.xml";
-  const Result r = run("run -k 'mlp or resnet_tiny or bert_tiny' --junitxml " + junit.string() + " " + db());
+  const Result r =
+      run("run -k '(mlp or resnet_tiny or bert_tiny) and single_device and inference' --junitxml " + junit.string() +
+          " " + db());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("3 passed"), std::string::npos) << r.output;
   const std::string xml = read_file(junit);
@@ -103,6 +105,26 @@ TEST_F(Cli, PerturbedDeviceKernelFailsWithIncorrectResult) {
   EXPECT_NE(r.output.find("INCORRECT_RESULT in phase compare"), std::string::npos) << r.output;
 }
 
+// Training: a tiny model's training case passes end to end (golden backward
+// vs the compiler's autodiff on the device), and a deliberately wrong VJP rule
+// (the compiler's test-only hook) fails it naming the parameter whose
+// gradient is wrong; the case is EXPECTED_PASSING, so the run exits 1.
+TEST_F(Cli, TinyModelTrainingPasses) {
+  const Result r = run("run -k bert_tiny -m 'training and single_device' " + db());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("PASSED"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bert/masked_lm/native-bert_tiny-single_device-training"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 passed"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, WrongVjpRuleFailsTheTrainingCaseNamingTheParameter) {
+  const Result r =
+      run("run bert/masked_lm/native-bert_tiny-single_device-training " + db(), "MESHTEST_TEST_WRONG_VJP=layer_norm");
+  EXPECT_EQ(r.status, 1) << r.output;
+  const std::string expected = "INCORRECT_RESULT in phase compare: gradient of bert.embeddings.word_embeddings.weight";
+  EXPECT_NE(r.output.find(expected + ": PCC "), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
   const Result c = run("collect " + kFixtures + " --config-dir " + (dir / "empty_config").string());
   ASSERT_EQ(c.status, 0) << c.output;
@@ -113,8 +135,9 @@ TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
   EXPECT_NE(c.output.find("not_a_plugin/native  [loader error:"), std::string::npos) << c.output;
 
   const fs::path junit = dir / "junit.xml";
-  const Result r = run("run " + kFixtures + " --config-dir " + (dir / "empty_config").string() + " --junitxml " +
-                       junit.string() + " " + db());
+  const Result r = run("run " + kFixtures + " -m 'single_device and inference' --config-dir " +
+                       (dir / "empty_config").string() +
+                       " --junitxml " + junit.string() + " " + db());
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("3 error"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("FAILED_FE_COMPILATION in phase load_model (exception): checkpoint file is truncated"),

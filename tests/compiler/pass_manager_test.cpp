@@ -38,8 +38,8 @@ TEST(PassRegistry, ListsEveryPassOnceWithASummary) {
     EXPECT_FALSE(p.summary.empty()) << p.name;
     EXPECT_EQ(find_pass(p.name), &p);
   }
-  EXPECT_EQ(seen, (std::set<std::string>{"verify", "decompose", "fuse", "const-eval", "lower", "lower-dtypes",
-                                         "tile-layout", "plan-memory"}));
+  EXPECT_EQ(seen, (std::set<std::string>{"verify", "shard", "decompose", "fuse", "const-eval", "lower",
+                                         "lower-dtypes", "tile-layout", "plan-memory"}));
   EXPECT_EQ(find_pass("nope"), nullptr);
 }
 

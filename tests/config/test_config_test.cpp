@@ -30,6 +30,7 @@ TEST_F(ConfigTest, ReadsEveryField) {
     seq_len: 128
     optimization_level: 2
     enable_weight_bfp8_conversion: true
+    math_fidelity: lofi
     execution_pass: backward
     filechecks: [resnet.ttnn.mlir]
     timeout: 90.5
@@ -55,14 +56,15 @@ TEST_F(ConfigTest, ReadsEveryField) {
   EXPECT_EQ(*r->seq_len, 128);
   EXPECT_EQ(*r->optimization_level, 2);
   EXPECT_TRUE(*r->enable_weight_bfp8_conversion);
+  EXPECT_EQ(*r->math_fidelity, "LoFi");
   EXPECT_EQ(*r->execution_pass, "BACKWARD");
   EXPECT_EQ(r->filechecks, std::vector<std::string>{"resnet.ttnn.mlir"});
   EXPECT_DOUBLE_EQ(*r->timeout_seconds, 90.5);
   EXPECT_TRUE(r->flaky);
   EXPECT_EQ(r->defined_at.to_string(), path("a.yaml") + ":2:3");
-  EXPECT_EQ(r->sources.size(), 20u);
+  EXPECT_EQ(r->sources.size(), 21u);
   EXPECT_EQ(r->sources.at("required_pcc").to_string(), path("a.yaml") + ":6:5");
-  EXPECT_EQ(r->sources.at("flaky").file_line(), path("a.yaml") + ":22");
+  EXPECT_EQ(r->sources.at("flaky").file_line(), path("a.yaml") + ":23");
 }
 
 TEST_F(ConfigTest, EnumsAcceptNamesAndLowerCaseValues) {

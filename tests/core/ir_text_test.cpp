@@ -109,6 +109,35 @@ Graph every_op_graph() {
   b.output("rms", b.op(OpKind::RmsNorm, {ln, ln_g}, {{"eps", 1e-6}, {"form", std::string("cast_before_weight")}}));
   b.output("attn", b.op(OpKind::Sdpa, {rs, b.transpose(rs, {0, 2, 1}), rs}, {{"scale", 0.125}}));
   b.output("routing", b.op(OpKind::TopkMask, {sm}, {{"k", int64_t{1}}, {"axis", int64_t{-1}}}));
+  // Backward ops (made by the compiler's autodiff).
+  const Attrs conv_geometry{{"stride", Ints{1, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 1}}, {"groups", int64_t{2}}};
+  Attrs dx_attrs = conv_geometry, dw_attrs = conv_geometry;
+  dx_attrs.set("input_shape", b.shape(x));
+  dw_attrs.set("weight_shape", b.shape(conv_w));
+  b.output("greater", b.op(OpKind::Greater, {x, c}));
+  b.output("conv dx", b.op(OpKind::Conv2dBackwardInput, {conv, conv_w}, dx_attrs));
+  b.output("conv dw", b.op(OpKind::Conv2dBackwardWeight, {x, conv}, dw_attrs));
+  b.output("max dx", b.op(OpKind::MaxPool2dBackward, {conv, mp},
+                          {{"kernel", Ints{2, 2}}, {"stride", Ints{2, 2}}, {"padding", Ints{0, 0}}}));
+  b.output("avg dx", b.op(OpKind::AvgPool2dBackward, {ap},
+                          {{"kernel", Ints{3, 3}}, {"stride", Ints{1, 1}}, {"padding", Ints{1, 1}},
+                           {"count_include_pad", int64_t{0}}, {"input_shape", b.shape(mp)}}));
+  b.output("emb grad", b.op(OpKind::EmbeddingBackward, {ids, e}, {{"num_embeddings", int64_t{100}}}));
+  b.output("slice dx", b.op(OpKind::SliceBackward, {sl},
+                            {{"axis", int64_t{-1}}, {"start", int64_t{-3}}, {"end", int64_t{100}}, {"step", int64_t{2}},
+                             {"input_shape", b.shape(cat)}}));
+  const auto group = [](const char* axes) { return Attrs{{"axes", std::string(axes)}, {"group_size", int64_t{2}}}; };
+  Attrs gather = group("model");
+  gather.set("dim", int64_t{1});
+  b.output("gathered", b.op(OpKind::AllGather, {x}, gather));
+  Attrs scatter = group("batch,model");
+  scatter.set("dim", int64_t{-1});
+  b.output("scattered", b.op(OpKind::ReduceScatter, {x}, scatter));
+  b.output("reduced", b.op(OpKind::AllReduce, {x}, group("model")));
+  Attrs a2a = group("model");
+  a2a.set("split_dim", int64_t{0});
+  a2a.set("concat_dim", int64_t{2});
+  b.output("exchanged", b.op(OpKind::AllToAll, {x}, a2a));
   b.output("passthrough", x);  // an output that is a parameter
   return b.finish();
 }

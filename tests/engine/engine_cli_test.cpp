@@ -95,11 +95,13 @@ class Engine : public ::testing::Test {
 
 TEST_F(Engine, EachFaultGetsItsPhaseAndKindAndTheOtherCasesPass) {
   const Result r = run("run -j 2 " + common() +
-                       ids({"ok", "segfault", "abort", "infinite_loop", "hang", "oom", "exit0", "big_output",
-                            "throw_load_model", "throw_load_inputs", "throw_golden"}));
+                           ids({"ok", "segfault", "abort", "infinite_loop", "hang", "oom", "exit0", "big_output",
+                                "throw_load_model", "throw_load_inputs", "throw_golden", "throw_compile",
+                                "throw_execute", "throw_compare"}),
+                       "MESHTEST_TEST_FAIL_PHASE=throw_compile:compile,throw_execute:execute,throw_compare:compare");
   EXPECT_EQ(r.status, 1) << r.output;  // crashed/hung workers are errors
   const auto got = results();
-  ASSERT_EQ(got.size(), 11u) << r.output;
+  ASSERT_EQ(got.size(), 14u) << r.output;
   auto expect = [&](const std::string& variant, const std::string& prefix) {
     const std::string row = got.count(id(variant)) ? got.at(id(variant)) : "<missing>";
     EXPECT_EQ(row.substr(0, prefix.size()), prefix) << variant << ": " << row;
@@ -115,6 +117,9 @@ TEST_F(Engine, EachFaultGetsItsPhaseAndKindAndTheOtherCasesPass) {
   expect("throw_load_model", "failed|load_model|exception|checkpoint is corrupt");
   expect("throw_load_inputs", "failed|load_inputs|exception|input file missing");
   expect("throw_golden", "failed|golden|exception|");
+  expect("throw_compile", "failed|compile|exception|injected failure entering phase compile");
+  expect("throw_execute", "failed|execute|exception|injected failure entering phase execute");
+  expect("throw_compare", "failed|compare|exception|injected failure entering phase compare");
   // 4 MB of output is captured head + tail, capped near 64 KiB.
   const auto captured = query(db(),
                               "SELECT length(captured_output), instr(captured_output, 'bytes of output dropped') > 0 "
@@ -176,7 +181,7 @@ TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
   fs::remove(gate);
   const Result r = run("run --resume -j 2 " + common() + ids(variants), "MESHTEST_TEST_GATE=" + gate.string());
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("4 of 5 case(s) already have a result"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 of 5 case(s) already have a final result"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(id("gate")), std::string::npos) << r.output;
   EXPECT_EQ(query(db(), "SELECT test_id FROM results GROUP BY test_id HAVING count(*) = 1").size(), 5u);
   EXPECT_EQ(query(db(), "SELECT test_id FROM results").size(), 5u);
@@ -184,6 +189,47 @@ TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
   EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 0u);
   // Nothing left to resume.
   EXPECT_EQ(run("run --resume " + common() + ids(variants)).status, 2);
+}
+
+// The store after a kill between a failed attempt and its retry: attempt 1
+// recorded as failed, the run unfinished. --resume goes on at attempt 2.
+TEST_F(Engine, ResumeRetriesACaseKilledBeforeItsRetry) {
+  const std::string env = "MESHTEST_TEST_FLAKY_FILE=" + (dir / "flaky_marker").string();
+  run("run " + common() + ids({"flaky", "ok"}), env);  // flaky fails (unspecified cases do not fail the run)
+  query(db(), "UPDATE runs SET finished_at = NULL");
+  const Result r = run("run --resume --reruns 1 " + common() + ids({"flaky", "ok"}), env);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 of 2 case(s) already have a final result, 1 go on to their next attempt"),
+            std::string::npos)
+      << r.output;
+  const std::vector<std::string> expected = {id("flaky") + "|1|failed", id("flaky") + "|2|passed",
+                                             id("ok") + "|1|passed"};
+  EXPECT_EQ(query(db(), "SELECT test_id, attempt, outcome FROM results ORDER BY test_id, attempt"), expected);
+  EXPECT_NE(query(db(), "SELECT markers FROM results WHERE attempt = 2").at(0).find("flaky"), std::string::npos);
+}
+
+// A resumed shard keeps the cases it started with, although the interrupted
+// run's own results (here: one very slow case) would rebalance the shards.
+TEST_F(Engine, ResumedShardKeepsItsCases) {
+  const std::vector<std::string> variants = {"ok", "big_output", "throw_load_model", "throw_load_inputs",
+                                             "throw_golden", "flaky"};
+  run("run " + common() + ids(variants));  // history for balancing
+  for (size_t i = 0; i < variants.size(); ++i) {
+    query(db(), "UPDATE results SET wall_seconds = " + std::to_string(10 + i) + " WHERE test_id = '" +
+                    id(variants[i]) + "'");
+  }
+  run("run --shard 1/2 --run-id nightly-2 " + common() + ids(variants));
+  const std::vector<std::string> shard = query(db(), "SELECT test_id FROM results WHERE run_id = 'nightly-2' "
+                                                     "ORDER BY test_id");
+  ASSERT_GE(shard.size(), 2u);
+  // "Kill" it: one case never finished, another took very long.
+  query(db(), "DELETE FROM results WHERE run_id = 'nightly-2' AND test_id = '" + shard[0] + "'");
+  query(db(), "UPDATE results SET wall_seconds = 1000 WHERE run_id = 'nightly-2' AND test_id = '" + shard[1] + "'");
+  query(db(), "UPDATE runs SET finished_at = NULL WHERE run_id = 'nightly-2'");
+  const Result r = run("run --resume --shard 1/2 " + common() + ids(variants));
+  EXPECT_NE(r.output.find(": 1 case(s)"), std::string::npos) << r.output;
+  EXPECT_EQ(query(db(), "SELECT test_id FROM results WHERE run_id = 'nightly-2' ORDER BY test_id"), shard)
+      << r.output;
 }
 
 TEST_F(Engine, RerunsRecordEveryAttemptAndAPassOnRetryIsFlaky) {

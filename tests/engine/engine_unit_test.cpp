@@ -126,6 +126,8 @@ TEST(WorkerProtocol, ResultRoundTripsThroughJson) {
   r.attempt = 3;
   r.markers = {"x", "y"};
   r.outputs.push_back({"logits", 0.5, 0.1, NAN, false});
+  r.outputs.push_back({"conv.weight", 0.4, 0.2, 0.3, false, "gradient"});  // training
+  r.execution_pass = "BACKWARD";
   r.seconds.compile = 1.25;
   LineReader lines;
   const std::string bytes = encode_phase_message("compile") + encode_heartbeat_message() + encode_result_message(r);

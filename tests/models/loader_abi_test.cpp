@@ -38,7 +38,8 @@ TEST(LoaderAbi, VariantsAreTheDocumentedOnes) {
   EXPECT_EQ(make_loader("bert/masked_lm/native")->variants(),
             (std::vector<std::string>{"bert_tiny", "bert_base", "bert_large"}));
   EXPECT_EQ(make_loader("llama/causal_lm/native")->variants(),
-            (std::vector<std::string>{"llama_3_2_1b", "llama_3_2_3b", "llama_3_1_8b", "llama_3_1_70b", "llama_tiny"}));
+            (std::vector<std::string>{"llama_3_2_1b", "llama_3_2_3b", "llama_3_1_8b", "llama_3_1_70b", "llama_tiny",
+                                      "llama_8b_shared_layers"}));
 }
 
 TEST(LoaderAbi, EveryCaseIsAListedVariant) {

@@ -77,6 +77,8 @@ inline const std::vector<ModelCase>& model_cases() {
       {"llama/causal_lm/native", "llama_3_1_8b", 8'030'261'248, {1, 128, 128256}, "logits", kLlamaInputs},
       {"llama/causal_lm/native", "llama_3_1_70b", 70'553'706'496, {1, 128, 128256}, "logits", kLlamaInputs},
       {"llama/causal_lm/native", "llama_tiny", 4'465'280, {1, 128, 32000}, "logits", kLlamaInputs},
+      // 32 layers sharing layer 0's data, 4 tokens by default (issue 5's too-big-for-one-chip model).
+      {"llama/causal_lm/native", "llama_8b_shared_layers", 7'110'660'096, {1, 4, 32000}, "logits", kLlamaInputs},
       {"mixtral/causal_lm/native", "mixtral_8x7b", 46'702'792'704, {1, 128, 32000}, "logits", kLlamaInputs},
       {"mixtral/causal_lm/native", "mixtral_small", 86'266'368, {1, 128, 32000}, "logits", kLlamaInputs},
       {"mixtral/causal_lm/native", "mixtral_tiny", 9'865'856, {1, 128, 32000}, "logits", kLlamaInputs},

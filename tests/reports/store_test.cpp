@@ -85,8 +85,10 @@ TEST_P(StoreTest, QueriesForResumeHistoryAndScheduling) {
   for (int i = 1; i <= 3; ++i) {
     const std::string id = "run-" + std::to_string(i);
     store_->begin_run(run_info(id, "2026-11-2" + std::to_string(i) + "T01:00:00.000Z"));
-    store_->record_batch(id, {quick_result("a/x", Outcome::Passed, 0.99 + i * 0.001, i),
-                              quick_result("b/y", i == 3 ? Outcome::Failed : Outcome::Passed, 0.9, 2)});
+    std::vector<CaseResult> batch = {quick_result("a/x", Outcome::Passed, 0.99 + i * 0.001, i),
+                                     quick_result("b/y", i == 3 ? Outcome::Failed : Outcome::Passed, 0.9, 2)};
+    for (CaseResult& r : batch) r.started_at = "2026-11-2" + std::to_string(i) + "T01:00:01.000Z";
+    store_->record_batch(id, batch);
     if (i < 3) store_->finish_run(id, "2026-11-2" + std::to_string(i) + "T02:00:00.000Z");
   }
   const auto runs = store_->recent_runs(2);
@@ -94,7 +96,6 @@ TEST_P(StoreTest, QueriesForResumeHistoryAndScheduling) {
   EXPECT_EQ(runs[0].run_id, "run-3");
   EXPECT_EQ(runs[1].run_id, "run-2");
   EXPECT_EQ(store_->last_unfinished_run().value_or(""), "run-3");
-  EXPECT_EQ(store_->finished_test_ids("run-3"), (std::vector<std::string>{"a/x", "b/y"}));
 
   const auto history = store_->test_history("b/y", 10);
   ASSERT_EQ(history.size(), 3u);
@@ -106,6 +107,21 @@ TEST_P(StoreTest, QueriesForResumeHistoryAndScheduling) {
   ASSERT_EQ(costs.count("a/x"), 1u);
   EXPECT_EQ(costs.at("a/x").runs, 3);
   EXPECT_DOUBLE_EQ(costs.at("a/x").median_wall_seconds, 2.0);
+  // Resuming run-3 sees only what came before it.
+  const auto before_run3 = store_->case_history(5, "2026-11-23T01:00:00.000Z");
+  EXPECT_EQ(before_run3.at("a/x").runs, 2);
+  EXPECT_DOUBLE_EQ(before_run3.at("a/x").median_wall_seconds, 2.0);  // of {1, 2}: the upper median
+
+  // --resume: the highest attempt of each case, with its outcome.
+  CaseResult retried = quick_result("b/y", Outcome::Error, 0.9, 2);
+  retried.attempt = 2;
+  store_->record("run-3", retried);
+  const auto last = store_->last_attempts("run-3");
+  ASSERT_EQ(last.size(), 2u);
+  EXPECT_EQ(last.at("a/x").attempt, 1);
+  EXPECT_EQ(last.at("a/x").outcome, Outcome::Passed);
+  EXPECT_EQ(last.at("b/y").attempt, 2);
+  EXPECT_EQ(last.at("b/y").outcome, Outcome::Error);
 }
 
 TEST_P(StoreTest, EightConcurrentWriterProcessesLoseNothing) {

@@ -20,4 +20,5 @@ out=$("$work/prefix/bin/meshtest" run --models-root "$work/ext/models" --config-
   --db "$work/results.db" 2>&1) || { echo "$out"; exit 1; }
 echo "$out"
 grep -q "PASSED .*tiny_classifier/native-small-single_device-inference" <<<"$out"
-grep -q "== 1 passed" <<<"$out"
+# Nothing failed (mesh cases are skipped on the default one-chip arch).
+grep -qE "^== [0-9]+ passed(, [0-9]+ skipped)? in " <<<"$out"

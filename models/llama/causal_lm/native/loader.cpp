@@ -7,6 +7,13 @@
 //   llama_3_1_8b  L=32, H=4096, 32 heads / 8 kv, I=14336, rope factor 8
 //   llama_3_1_70b L=80, H=8192, 64 heads / 8 kv, I=28672, rope factor 8
 //   llama_tiny    L=2,  H=128,   4 heads / 2 kv, I=352, vocab 32000, tied
+//   llama_8b_shared_layers  L=32, H=4096, 32 heads / 8 kv, I=14336, vocab
+//                 32000, tied, 4 tokens by default: Llama 3.1 8B's decoder
+//                 stack (14 GB of bf16 weights, more than one n150 chip's
+//                 12 GiB DRAM) whose 32 layers hold the same data (layer 0's
+//                 draw), so host RAM holds one layer (0.9 GB f32) while the
+//                 device accounts every layer: it fails single_device with an
+//                 out-of-memory result and fits tensor_parallel on n300-llmbox.
 // vocab 128256, rms eps 1e-5, HF init N(0, 0.02) for every weight.
 // Options: batch_size (1), seq_len (128, at most 131072), num_layers.
 #include <string>
@@ -37,7 +44,36 @@ constexpr LlamaConfig kConfigs[] = {
     {"llama_3_1_8b", 32, 4096, 32, 8, 14336, kVocab, false, 8.0},
     {"llama_3_1_70b", 80, 8192, 64, 8, 28672, kVocab, false, 8.0},
     {"llama_tiny", 2, 128, 4, 2, 352, 32000, true, 8.0},
+    {"llama_8b_shared_layers", 32, 4096, 32, 8, 14336, 32000, true, 8.0},
 };
+
+constexpr std::string_view kSharedLayers = "llama_8b_shared_layers";
+constexpr int64_t kSharedLayersSeqLen = 4;
+
+// Every model.layers.N.* weight (N > 0) takes layer 0's data (shared storage).
+void share_layer_zero(Graph& graph) {
+  const std::string first = "model.layers.0.";
+  for (Param& p : graph.params) {
+    if (p.kind != ParamKind::Weight || p.name.rfind("model.layers.", 0) != 0) continue;
+    const size_t dot = p.name.find('.', first.size() - 2);
+    const std::string twin = first + p.name.substr(dot + 1);
+    Param* zero = graph.find_param(twin);
+    if (zero == nullptr) continue;
+    if (zero->init) {
+      zero->data = materialize(*zero, graph.type(zero->value));
+      zero->init.reset();
+    }
+    if (zero != &p) {
+      p.data = zero->data;
+      p.init.reset();
+    }
+  }
+}
+
+sdk::LoadOptions shared_layers_options(sdk::LoadOptions o) {
+  if (!o.seq_len) o.seq_len = kSharedLayersSeqLen;
+  return o;
+}
 
 constexpr LoaderFamily kFamily{kLoader, "llama", "red", "nlp_causal_lm", "huggingface"};
 
@@ -45,18 +81,21 @@ class LlamaLoader final : public LlamaStyleLoader<LlamaConfig> {
  public:
   LlamaLoader() : LlamaStyleLoader(kConfigs, kFamily, {kDefaultSeqLen, kMaxPositions}) {}
 
+  sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
+    if (variant != kSharedLayers) return LlamaStyleLoader::load_model(variant, options);
+    sdk::Model model = LlamaStyleLoader::load_model(variant, shared_layers_options(options));
+    share_layer_zero(model.graph);
+    return model;
+  }
+
+  sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
+    return LlamaStyleLoader::load_inputs(variant, variant == kSharedLayers ? shared_layers_options(options) : options);
+  }
+
  protected:
   DecoderConfig decoder(const LlamaConfig& c) const override {
-    DecoderConfig d;
-    d.layers = c.layers;
-    d.hidden = c.hidden;
-    d.heads = c.heads;
-    d.kv_heads = c.kv_heads;
-    d.head_dim = c.hidden / c.heads;
-    d.vocab = c.vocab;
-    d.tied_embeddings = c.tied;
-    d.rope = {d.head_dim, 500000.0, Llama3RopeScaling{c.rope_factor, 1.0, 4.0, 8192.0}};
-    return d;
+    return gqa_decoder_config(c.layers, c.hidden, c.heads, c.kv_heads, c.vocab, c.tied,
+                              {0, 500000.0, Llama3RopeScaling{c.rope_factor, 1.0, 4.0, 8192.0}});
   }
 
   // SwiGLU MLP.

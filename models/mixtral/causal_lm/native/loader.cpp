@@ -44,16 +44,7 @@ class MixtralLoader final : public LlamaStyleLoader<MixtralConfig> {
 
  protected:
   DecoderConfig decoder(const MixtralConfig& c) const override {
-    DecoderConfig d;
-    d.layers = c.layers;
-    d.hidden = c.hidden;
-    d.heads = c.heads;
-    d.kv_heads = c.kv_heads;
-    d.head_dim = c.hidden / c.heads;
-    d.vocab = kVocab;
-    d.tied_embeddings = false;
-    d.rope = {d.head_dim, 1e6, std::nullopt};
-    return d;
+    return gqa_decoder_config(c.layers, c.hidden, c.heads, c.kv_heads, kVocab, false, {0, 1e6, std::nullopt});
   }
 
   // Sparse mixture of experts: router, top-2 of 8 SwiGLU experts.

@@ -1,0 +1,541 @@
+// Sharding propagation: one rule per op family, falling back to gathering.
+#include "compiler/sharding.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.h"
+
+namespace meshtest::compiler {
+
+namespace {
+
+using Dims = std::vector<std::vector<int>>;
+
+struct Local {
+  ValueId value = kNoValue;  // in the local graph
+  Sharding sharding;
+};
+
+// Builds the local graph op by op.
+class Sharder {
+ public:
+  Sharder(const Graph& global, const ShardingRequest& request, ShardingPlan& plan)
+      : global_(global), mesh_(request.mesh), plan_(plan), map_(global.values.size()) {
+    plan_.mesh = mesh_;
+  }
+
+  Graph run(const ShardingRequest& request) {
+    out_.name = global_.name;
+    for (const Param& p : global_.params) add_param(p, request);
+    for (size_t i = 0; i < global_.ops.size(); ++i) shard_op(i);
+    for (const GraphOutput& o : global_.outputs) {
+      const Local& l = map_[static_cast<size_t>(o.value)];
+      out_.outputs.push_back({o.name, l.value});
+      if (!l.sharding.is_replicated()) plan_.outputs[o.name] = l.sharding;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // ---- parameters ----
+  void add_param(const Param& p, const ShardingRequest& request) {
+    const TensorType& type = global_.type(p.value);
+    Sharding s = Sharding::replicated(type.shape.size());
+    if (const auto it = request.specs.find(p.name); it != request.specs.end()) s = to_sharding(p.name, type, it->second);
+    Param local = p;
+    local.value = out_.add_value({type.dtype, local_shape(mesh_, type.shape, s)}, p.name);
+    if (!s.is_replicated()) {
+      local.data = Tensor();
+      local.init.reset();
+      plan_.params[p.name] = s;
+    }
+    out_.params.push_back(std::move(local));
+    map_[static_cast<size_t>(p.value)] = {out_.params.back().value, s};
+  }
+
+  Sharding to_sharding(const std::string& name, const TensorType& type, const NamedPartitionSpec& spec) {
+    if (spec.size() > type.shape.size()) {
+      throw CompileError("shard spec of '" + name + "' has " + std::to_string(spec.size()) + " dims, the parameter is " +
+                         type_to_string(type));
+    }
+    Sharding s = Sharding::replicated(type.shape.size());
+    std::vector<bool> used(mesh_.shape.size(), false);
+    for (size_t d = 0; d < spec.size(); ++d) {
+      for (const std::string& axis : spec[d]) {
+        const int a = mesh_.axis_index(axis);
+        if (a < 0) throw CompileError("shard spec of '" + name + "': mesh " + mesh_.text() + " has no axis '" + axis + "'");
+        if (used[static_cast<size_t>(a)]) throw CompileError("shard spec of '" + name + "' uses axis '" + axis + "' twice");
+        used[static_cast<size_t>(a)] = true;
+        s.dims[d].push_back(a);
+      }
+    }
+    try {
+      local_shape(mesh_, type.shape, s);
+    } catch (const Error& e) {
+      plan_.fallbacks.push_back("param '" + name + "': " + e.what() + "; kept replicated");
+      return Sharding::replicated(type.shape.size());
+    }
+    return s;
+  }
+
+  // ---- emission helpers ----
+  const TensorType& gtype(ValueId global_value) const { return global_.type(global_value); }
+
+  ValueId emit(OpKind kind, std::vector<ValueId> inputs, Attrs attrs) {
+    std::vector<TensorType> types;
+    for (ValueId v : inputs) types.push_back(out_.type(v));
+    Op op{kind, std::move(inputs), kNoValue, std::move(attrs)};
+    op.output = out_.add_value(infer_type(kind, types, op.attrs));
+    out_.ops.push_back(std::move(op));
+    return out_.ops.back().output;
+  }
+
+  ValueId collective(OpKind kind, ValueId v, const std::vector<int>& axes, Attrs attrs) {
+    attrs.set("axes", axes_text(mesh_, axes));
+    attrs.set("group_size", axes_size(mesh_, axes));
+    ++plan_.collectives;
+    return emit(kind, {v}, std::move(attrs));
+  }
+
+  // The operand fully replicated (all_gather per split dim).
+  Local gather(Local l) {
+    for (size_t d = 0; d < l.sharding.dims.size(); ++d) {
+      if (l.sharding.dims[d].empty()) continue;
+      l.value = collective(OpKind::AllGather, l.value, l.sharding.dims[d], {{"dim", static_cast<int64_t>(d)}});
+      l.sharding.dims[d].clear();
+    }
+    return l;
+  }
+
+  Local all_reduce(ValueId v, const std::vector<int>& axes, Sharding s) {
+    return {collective(OpKind::AllReduce, v, axes, {}), std::move(s)};
+  }
+
+  // ---- the rules ----
+  void shard_op(size_t index) {
+    const Op& op = global_.ops[index];
+    std::vector<Local> in;
+    for (ValueId v : op.inputs) in.push_back(map_[static_cast<size_t>(v)]);
+    const size_t out_rank = gtype(op.output).shape.size();
+    std::optional<Local> result;
+    std::string why;
+    if (is_unary_elementwise(op.kind) || op.kind == OpKind::Cast) {
+      result = Local{emit(op.kind, {in[0].value}, op.attrs), in[0].sharding};
+    } else if (is_binary_elementwise(op.kind)) {
+      result = broadcast_rule(op, in, out_rank, why);
+    } else {
+      switch (op.kind) {
+        case OpKind::Constant: result = Local{emit(op.kind, {}, op.attrs), Sharding::replicated(out_rank)}; break;
+        case OpKind::Linear: result = linear_rule(op, in, why); break;
+        case OpKind::Matmul: result = matmul_rule(op, in, why); break;
+        case OpKind::Embedding: result = embedding_rule(op, in, why); break;
+        case OpKind::Reshape: result = reshape_rule(op, in[0], why); break;
+        case OpKind::Transpose: {
+          Sharding s = Sharding::replicated(out_rank);
+          const auto perm = op.attrs.get_ints("perm");
+          for (size_t j = 0; j < perm.size(); ++j) s.dims[j] = in[0].sharding.dims[static_cast<size_t>(perm[j])];
+          result = Local{emit(op.kind, {in[0].value}, op.attrs), s};
+          break;
+        }
+        case OpKind::Softmax:
+        case OpKind::TopkMask:
+        case OpKind::Slice:
+          result = keep_unless_split(op, in[0], {op.attrs.get_int("axis")}, why);
+          break;
+        case OpKind::LayerNorm:
+        case OpKind::RmsNorm: result = norm_rule(op, in, why); break;
+        case OpKind::ReduceSum:
+        case OpKind::ReduceMean:
+        case OpKind::ReduceMax: result = reduce_rule(op, in[0], out_rank, why); break;
+        case OpKind::Concat: result = concat_rule(op, in, why); break;
+        case OpKind::Sdpa: result = batch_dims_rule(op, in, 2, why); break;
+        case OpKind::Conv2d:
+        case OpKind::MaxPool2d:
+        case OpKind::AvgPool2d:
+        case OpKind::GlobalAvgPool2d:
+        case OpKind::BatchNorm: result = data_parallel_rule(op, in, out_rank, why); break;
+        default: why = "no sharding rule for " + std::string(op_name(op.kind)); break;
+      }
+    }
+    if (!result) result = replicated_fallback(index, op, in, out_rank, why);
+    map_[static_cast<size_t>(op.output)] = std::move(*result);
+  }
+
+  // Gathers every split operand and runs the op replicated.
+  Local replicated_fallback(size_t index, const Op& op, std::vector<Local>& in, size_t out_rank, const std::string& why) {
+    bool gathered = false;
+    std::vector<ValueId> values;
+    for (Local& l : in) {
+      gathered = gathered || !l.sharding.is_replicated();
+      l = gather(l);
+      values.push_back(l.value);
+    }
+    if (gathered) plan_.fallbacks.push_back(describe_op(global_, index) + ": " + why + "; gathered to replicated");
+    return {emit(op.kind, values, op.attrs), Sharding::replicated(out_rank)};
+  }
+
+  // numpy broadcasting: each output dim takes the split of the operands that
+  // really have it (extent > 1); they must agree.
+  std::optional<Local> broadcast_rule(const Op& op, const std::vector<Local>& in, size_t out_rank, std::string& why) {
+    Sharding s = Sharding::replicated(out_rank);
+    for (size_t j = 0; j < out_rank; ++j) {
+      bool set = false;
+      for (size_t k = 0; k < in.size(); ++k) {
+        const Shape& shape = gtype(op.inputs[k]).shape;
+        const size_t rank = shape.size();
+        if (j + rank < out_rank) continue;
+        const size_t d = j + rank - out_rank;
+        if (shape[d] == 1) continue;
+        const auto& axes = in[k].sharding.dims[d];
+        if (!set) {
+          s.dims[j] = axes;
+          set = true;
+        } else if (s.dims[j] != axes) {
+          why = "operands split differently along dim " + std::to_string(j);
+          return std::nullopt;
+        }
+      }
+    }
+    std::vector<ValueId> values;
+    for (const Local& l : in) values.push_back(l.value);
+    return Local{emit(op.kind, values, op.attrs), s};
+  }
+
+  std::optional<Local> linear_rule(const Op& op, std::vector<Local>& in, std::string& why) {
+    const Sharding& x = in[0].sharding;
+    const Sharding& w = in[1].sharding;
+    const std::vector<int>& x_k = x.dims.back();
+    if (w.dims[1] != x_k) {
+      why = "linear contraction dim split differently on input and weight";
+      return std::nullopt;
+    }
+    const bool partial = !x_k.empty();
+    for (size_t d = 0; d + 1 < x.dims.size(); ++d) {
+      for (int a : x.dims[d]) {
+        if (std::find(w.dims[0].begin(), w.dims[0].end(), a) != w.dims[0].end()) {
+          why = "linear output and input batch dims split over one mesh axis";
+          return std::nullopt;
+        }
+      }
+    }
+    Sharding s = x;
+    s.dims.back() = w.dims[0];
+    if (partial && !w.dims[0].empty()) {
+      why = "linear weight split on both dims";
+      return std::nullopt;
+    }
+    const bool has_bias = in.size() == 3;
+    if (has_bias && in[2].sharding.dims[0] != (partial ? std::vector<int>{} : w.dims[0])) {
+      why = "linear bias split differently from its output";
+      return std::nullopt;
+    }
+    if (!partial) {
+      std::vector<ValueId> values = {in[0].value, in[1].value};
+      if (has_bias) values.push_back(in[2].value);
+      return Local{emit(OpKind::Linear, values, op.attrs), s};
+    }
+    // Row-parallel: partial sums, one all_reduce, then the (replicated) bias.
+    Local r = all_reduce(emit(OpKind::Linear, {in[0].value, in[1].value}, op.attrs), x_k, s);
+    if (has_bias) r.value = emit(OpKind::Add, {r.value, in[2].value}, {});
+    return r;
+  }
+
+  std::optional<Local> matmul_rule(const Op& op, std::vector<Local>& in, std::string& why) {
+    const Shape& as = gtype(op.inputs[0]).shape;
+    const Shape& bs = gtype(op.inputs[1]).shape;
+    const Sharding& a = in[0].sharding;
+    const Sharding& b = in[1].sharding;
+    const size_t out_rank = gtype(op.output).shape.size();
+    const std::vector<int>& a_k = a.dims[as.size() - 1];
+    const std::vector<int>& b_k = b.dims[bs.size() - 2];
+    if (a_k != b_k) {
+      why = "matmul contraction dim split differently on its operands";
+      return std::nullopt;
+    }
+    Sharding s = Sharding::replicated(out_rank);
+    // Batch dims broadcast like an elementwise op.
+    for (size_t j = 0; j + 2 < out_rank; ++j) {
+      bool set = false;
+      for (size_t k = 0; k < 2; ++k) {
+        const Shape& shape = k == 0 ? as : bs;
+        const size_t batch_rank = shape.size() - 2;
+        if (j + batch_rank < out_rank - 2) continue;
+        const size_t d = j + batch_rank - (out_rank - 2);
+        if (shape[d] == 1) continue;
+        const auto& axes = in[k].sharding.dims[d];
+        if (!set) {
+          s.dims[j] = axes;
+          set = true;
+        } else if (s.dims[j] != axes) {
+          why = "matmul batch dim " + std::to_string(j) + " split differently on its operands";
+          return std::nullopt;
+        }
+      }
+    }
+    s.dims[out_rank - 2] = a.dims[as.size() - 2];
+    s.dims[out_rank - 1] = b.dims[bs.size() - 1];
+    std::vector<int> all;
+    for (const auto& d : s.dims) all.insert(all.end(), d.begin(), d.end());
+    all.insert(all.end(), a_k.begin(), a_k.end());
+    std::sort(all.begin(), all.end());
+    if (std::adjacent_find(all.begin(), all.end()) != all.end()) {
+      why = "matmul result would be split twice over one mesh axis";
+      return std::nullopt;
+    }
+    const ValueId v = emit(OpKind::Matmul, {in[0].value, in[1].value}, op.attrs);
+    if (a_k.empty()) return Local{v, s};
+    return all_reduce(v, a_k, s);
+  }
+
+  std::optional<Local> embedding_rule(const Op& op, std::vector<Local>& in, std::string& why) {
+    const Sharding& table = in[1].sharding;
+    if (!table.dims[0].empty()) {
+      why = "embedding table split over the vocabulary";
+      return std::nullopt;
+    }
+    Sharding s = in[0].sharding;
+    s.dims.push_back(table.dims[1]);
+    return Local{emit(op.kind, {in[0].value, in[1].value}, op.attrs), s};
+  }
+
+  // Groups of consecutive non-1 dims with equal products; a split may sit on
+  // the leading dim of a group and moves to the leading dim of its image.
+  std::optional<Local> reshape_rule(const Op& op, const Local& x, std::string& why) {
+    const Shape& is = gtype(op.inputs[0]).shape;
+    const Shape& os = gtype(op.output).shape;
+    Sharding s = Sharding::replicated(os.size());
+    std::vector<size_t> id, od;
+    for (size_t d = 0; d < is.size(); ++d) {
+      if (is[d] != 1) id.push_back(d);
+    }
+    for (size_t d = 0; d < os.size(); ++d) {
+      if (os[d] != 1) od.push_back(d);
+    }
+    size_t i = 0, o = 0;
+    while (i < id.size() && o < od.size()) {
+      const size_t i0 = i, o0 = o;
+      int64_t pi = is[id[i++]], po = os[od[o++]];
+      while (pi != po) {
+        if (pi < po && i < id.size()) pi *= is[id[i++]];
+        else if (po < pi && o < od.size()) po *= os[od[o++]];
+        else break;
+      }
+      for (size_t k = i0 + 1; k < i; ++k) {
+        if (!x.sharding.dims[id[k]].empty()) {
+          why = "reshape merges a split dim into a more major one";
+          return std::nullopt;
+        }
+      }
+      const auto& axes = x.sharding.dims[id[i0]];
+      if (axes.empty()) continue;
+      if (os[od[o0]] % axes_size(mesh_, axes) != 0) {
+        why = "reshape leaves no dim the split divides";
+        return std::nullopt;
+      }
+      s.dims[od[o0]] = axes;
+    }
+    Attrs attrs = op.attrs;
+    attrs.set("shape", local_shape(mesh_, os, s));
+    return Local{emit(op.kind, {x.value}, attrs), s};
+  }
+
+  std::optional<Local> keep_unless_split(const Op& op, const Local& x, std::vector<int64_t> axes, std::string& why) {
+    const int64_t rank = static_cast<int64_t>(x.sharding.dims.size());
+    for (int64_t a : axes) {
+      if (!x.sharding.dims[static_cast<size_t>(normalize_axis(a, rank))].empty()) {
+        why = std::string(op_name(op.kind)) + " along a split dim";
+        return std::nullopt;
+      }
+    }
+    return Local{emit(op.kind, {x.value}, op.attrs), x.sharding};
+  }
+
+  std::optional<Local> norm_rule(const Op& op, const std::vector<Local>& in, std::string& why) {
+    for (size_t k = 1; k < in.size(); ++k) {
+      if (!in[k].sharding.is_replicated()) {
+        why = "norm parameters are split";
+        return std::nullopt;
+      }
+    }
+    if (!in[0].sharding.dims.back().empty()) {
+      why = "norm over a split dim";
+      return std::nullopt;
+    }
+    std::vector<ValueId> values;
+    for (const Local& l : in) values.push_back(l.value);
+    return Local{emit(op.kind, values, op.attrs), in[0].sharding};
+  }
+
+  std::optional<Local> reduce_rule(const Op& op, const Local& x, size_t out_rank, std::string& why) {
+    const int64_t rank = static_cast<int64_t>(x.sharding.dims.size());
+    std::vector<bool> reduced(static_cast<size_t>(rank), false);
+    std::vector<int> split_axes;
+    for (int64_t a : op.attrs.get_ints("axes")) {
+      const auto d = static_cast<size_t>(normalize_axis(a, rank));
+      reduced[d] = true;
+      split_axes.insert(split_axes.end(), x.sharding.dims[d].begin(), x.sharding.dims[d].end());
+    }
+    if (!split_axes.empty() && op.kind != OpKind::ReduceSum) {
+      why = std::string(op_name(op.kind)) + " over a split dim";
+      return std::nullopt;
+    }
+    const bool keepdim = op.attrs.get_int("keepdim", 0) != 0;
+    Sharding s = Sharding::replicated(out_rank);
+    size_t j = 0;
+    for (size_t d = 0; d < reduced.size(); ++d) {
+      if (!reduced[d]) s.dims[j++] = x.sharding.dims[d];
+      else if (keepdim) ++j;
+    }
+    const ValueId v = emit(op.kind, {x.value}, op.attrs);
+    if (split_axes.empty()) return Local{v, s};
+    std::sort(split_axes.begin(), split_axes.end());
+    return all_reduce(v, split_axes, s);
+  }
+
+  std::optional<Local> concat_rule(const Op& op, const std::vector<Local>& in, std::string& why) {
+    const size_t axis = static_cast<size_t>(normalize_axis(op.attrs.get_int("axis"), static_cast<int64_t>(in[0].sharding.dims.size())));
+    std::vector<ValueId> values;
+    for (const Local& l : in) {
+      if (l.sharding != in[0].sharding || !l.sharding.dims[axis].empty()) {
+        why = "concat of operands split differently or along the concat dim";
+        return std::nullopt;
+      }
+      values.push_back(l.value);
+    }
+    return Local{emit(op.kind, values, op.attrs), in[0].sharding};
+  }
+
+  // Ops whose last `inner` dims must stay whole and whose leading dims are
+  // batch dims, split alike on every operand (sdpa: heads, batch).
+  std::optional<Local> batch_dims_rule(const Op& op, const std::vector<Local>& in, size_t inner, std::string& why) {
+    const size_t out_rank = gtype(op.output).shape.size();
+    Sharding s = Sharding::replicated(out_rank);
+    for (size_t k = 0; k < in.size(); ++k) {
+      const Shape& shape = gtype(op.inputs[k]).shape;
+      const auto& dims = in[k].sharding.dims;
+      for (size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].empty()) continue;
+        const size_t j = d + out_rank - dims.size();
+        if (d + inner >= dims.size() || shape[d] == 1 || (!s.dims[j].empty() && s.dims[j] != dims[d])) {
+          why = std::string(op_name(op.kind)) + " operands split on inner or mismatched dims";
+          return std::nullopt;
+        }
+        s.dims[j] = dims[d];
+      }
+    }
+    for (size_t k = 0; k < in.size(); ++k) {  // every operand with a batch dim must carry its split
+      const Shape& shape = gtype(op.inputs[k]).shape;
+      for (size_t d = 0; d + inner < shape.size(); ++d) {
+        const size_t j = d + out_rank - shape.size();
+        if (shape[d] != 1 && in[k].sharding.dims[d] != s.dims[j]) {
+          why = std::string(op_name(op.kind)) + " operands split on mismatched batch dims";
+          return std::nullopt;
+        }
+      }
+    }
+    std::vector<ValueId> values;
+    for (const Local& l : in) values.push_back(l.value);
+    return Local{emit(op.kind, values, op.attrs), s};
+  }
+
+  // conv / pools / batch_norm: only a dim-0 (batch) split of the activation.
+  std::optional<Local> data_parallel_rule(const Op& op, const std::vector<Local>& in, size_t out_rank, std::string& why) {
+    for (size_t k = 0; k < in.size(); ++k) {
+      const auto& dims = in[k].sharding.dims;
+      for (size_t d = (k == 0 ? 1 : 0); d < dims.size(); ++d) {
+        if (!dims[d].empty()) {
+          why = std::string(op_name(op.kind)) + " with a split other than the batch dim";
+          return std::nullopt;
+        }
+      }
+    }
+    Sharding s = Sharding::replicated(out_rank);
+    s.dims[0] = in[0].sharding.dims[0];
+    std::vector<ValueId> values;
+    for (const Local& l : in) values.push_back(l.value);
+    return Local{emit(op.kind, values, op.attrs), s};
+  }
+
+  const Graph& global_;
+  Mesh mesh_;
+  ShardingPlan& plan_;
+  Graph out_;
+  std::vector<Local> map_;
+};
+
+}  // namespace
+
+static std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+Mesh parse_mesh(const std::string& text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) throw ParseError("mesh '" + text + "': expected SHAPE:AXES, e.g. 2x4:rows,cols");
+  Mesh mesh;
+  for (const std::string& d : split(text.substr(0, colon), 'x')) {
+    try {
+      mesh.shape.push_back(std::stoll(d));
+    } catch (const std::exception&) {
+      throw ParseError("mesh '" + text + "': '" + d + "' is not a number");
+    }
+    if (mesh.shape.back() <= 0) throw ParseError("mesh '" + text + "': extents must be positive");
+  }
+  mesh.axis_names = split(text.substr(colon + 1), ',');
+  if (mesh.axis_names.size() != mesh.shape.size()) {
+    throw ParseError("mesh '" + text + "': " + std::to_string(mesh.shape.size()) + " extents but " +
+                     std::to_string(mesh.axis_names.size()) + " axis names");
+  }
+  return mesh;
+}
+
+NamedPartitionSpec parse_partition_spec(const std::string& text) {
+  NamedPartitionSpec spec;
+  for (const std::string& dim : split(text, ',')) {
+    if (dim.empty()) throw ParseError("partition spec '" + text + "': empty entry (use _ for replicated)");
+    spec.emplace_back();
+    if (dim != "_") spec.back() = split(dim, '+');
+  }
+  return spec;
+}
+
+std::string ShardingRequest::fingerprint() const {
+  std::string s = "mesh=" + mesh.text() + ":";
+  for (const std::string& a : mesh.axis_names) s += a + ",";
+  for (const auto& [name, spec] : specs) {
+    s += ";" + name + "=";
+    for (const auto& dim : spec) {
+      s += "(";
+      for (const std::string& a : dim) s += a + ",";
+      s += ")";
+    }
+  }
+  return s;
+}
+
+std::string ShardingPlan::fallbacks_text() const {
+  std::string s;
+  for (const std::string& f : fallbacks) s += (s.empty() ? "" : "; ") + f;
+  return s;
+}
+
+ShardingPlan shard_graph(Graph& graph, const ShardingRequest& request) {
+  if (request.mesh.shape.size() != request.mesh.axis_names.size() || request.mesh.size() <= 0) {
+    throw CompileError("shard: mesh " + request.mesh.text() + " needs one name per axis");
+  }
+  ShardingPlan plan;
+  Sharder sharder(graph, request, plan);
+  Graph local = sharder.run(request);
+  graph = std::move(local);
+  return plan;
+}
+
+}  // namespace meshtest::compiler

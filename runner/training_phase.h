@@ -1,0 +1,85 @@
+// The training case of the per-case pipeline (run mode `training`): the
+// golden runs forward + backward on the CPU reference with its own gradient
+// kernels (runtime/reference/reference_backward.h); the device compiles and
+// runs the joint forward + backward graph made by the compiler's autodiff
+// (compiler/autodiff.h), fed the same upstream gradient; then the forward
+// output and every parameter gradient are compared with the case's
+// comparators, and the sets of parameters without a gradient must agree.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comparators/metrics.h"
+#include "config/test_config.h"
+#include "discovery/loader_sdk.h"
+#include "reports/case_result.h"
+#include "runner/case_pipeline.h"
+#include "runtime/reference/reference_backward.h"
+
+namespace meshtest::runner {
+
+// Batch size of a training case unless its YAML sets `batch_size`.
+constexpr int64_t kDefaultTrainingBatchSize = 2;
+
+// batch_size (YAML, else kDefaultTrainingBatchSize) and seq_len (YAML, if set).
+sdk::LoadOptions training_load_options(const config::TestEntry& entry);
+
+// The upstream gradient of the differentiated output: standard normal from
+// one fixed seed, so golden and device (and every run) get the same tensor.
+Tensor training_seed_gradient(const Shape& output_shape);
+
+// What the device returned for a training graph.
+struct DeviceTraining {
+  Tensor forward;                             // the differentiated output
+  std::vector<std::string> with_gradient;     // parameter names ...
+  std::vector<Tensor> gradients;              // ... and their gradients, index for index
+  std::vector<std::string> without_gradient;  // parameters the compiler gave no gradient
+};
+
+struct TrainingComparison {
+  bool passed = true;
+  // The first failure: "output 'logits': PCC ..." or "gradient of
+  // layer1.0.conv1.weight: PCC 0.41 < required 0.99", or the parameters whose
+  // gradient exists on one side only.
+  std::string message;
+  std::string failed_pass;  // "FORWARD" (the forward output failed), "BACKWARD" (a gradient did), "" (passed)
+  // The forward output (kind "output") then one per parameter in the
+  // golden's order (kind "gradient", named by the parameter).
+  std::vector<reports::OutputResult> results;
+  double min_pcc = 1.0;  // over the output and the gradients judged by PCC (not vanishing ones)
+  double max_atol = 0.0;
+  double max_rel_l2 = 0.0;
+};
+
+// A golden gradient whose largest |element| is at most kVanishingGradient x
+// the largest gradient element of the model is zero in exact arithmetic (what
+// is left is f32 rounding). Its PCC against the device's bf16 rounding noise
+// means nothing, so it is not judged by PCC: the device's largest |element|
+// must be at most kVanishingGradientDevice x that same scale. (bert_base:
+// key biases 1e-10 of the scale in the golden, 6e-6 on the device.)
+constexpr double kVanishingGradient = 1e-6;
+constexpr double kVanishingGradientDevice = 1e-4;
+
+// Compares the device's training results with the golden's: the forward
+// output and every gradient with `config`'s checks (vanishing gradients as
+// above), and the sets of parameters with a gradient.
+TrainingComparison compare_training(const runtime::ReferenceTraining& golden, const DeviceTraining& device,
+                                    const comparators::ComparisonConfig& config);
+
+// Runs the phases of a training case — load_model, load_inputs, golden,
+// compile, execute, compare — announcing each through `enter`, timing them
+// into record.seconds and filling the compile and device fields of `record`.
+// Returns nullopt under --compile-only (after compiling the joint graph,
+// without materializing weights or running the golden). Throws when a phase
+// before compare fails (the caller maps the last phase entered to the
+// bring-up status; the joint graph not fitting the chip is an
+// OutOfMemoryError from compile).
+std::optional<TrainingComparison> run_training_phases(const TestCase& test_case, const PipelineOptions& options,
+                                                      const comparators::ComparisonConfig& comparison,
+                                                      const std::function<void(Phase)>& enter,
+                                                      reports::CaseResult& record);
+
+}  // namespace meshtest::runner

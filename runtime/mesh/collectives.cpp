@@ -1,0 +1,139 @@
+// Collectives: groups from the mesh, data moved with core/sharding.h's block
+// helpers, sums in f32 (bf16, f32) or exact integers (i32, i64).
+#include "runtime/mesh/collectives.h"
+
+#include "core/error.h"
+
+namespace meshtest::runtime {
+
+namespace {
+
+// Elementwise sum of the group's tensors, in rank order, in the operands' dtype.
+Tensor sum_group(const std::vector<const Tensor*>& members) {
+  const Tensor& first = *members.at(0);
+  Tensor out(first.dtype(), first.shape());
+  const int64_t n = first.numel();
+  switch (first.dtype()) {
+    case DType::BF16: {
+      std::vector<float> acc(static_cast<size_t>(n), 0.0f);
+      for (const Tensor* t : members) {
+        const uint16_t* p = t->data<uint16_t>();
+        for (int64_t i = 0; i < n; ++i) acc[static_cast<size_t>(i)] += bf16_to_f32(p[i]);
+      }
+      uint16_t* o = out.data<uint16_t>();
+      for (int64_t i = 0; i < n; ++i) o[i] = f32_to_bf16(acc[static_cast<size_t>(i)]);
+      return out;
+    }
+    case DType::F32: {
+      float* o = out.data<float>();
+      for (int64_t i = 0; i < n; ++i) o[i] = 0.0f;
+      for (const Tensor* t : members) {
+        const float* p = t->data<float>();
+        for (int64_t i = 0; i < n; ++i) o[i] += p[i];
+      }
+      return out;
+    }
+    case DType::I32:
+    case DType::I64: {
+      const bool wide = first.dtype() == DType::I64;
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t s = 0;
+        for (const Tensor* t : members) s += wide ? t->data<int64_t>()[i] : t->data<int32_t>()[i];
+        if (wide) out.data<int64_t>()[i] = s;
+        else out.data<int32_t>()[i] = static_cast<int32_t>(s);
+      }
+      return out;
+    }
+    default:
+      throw RuntimeError("cannot sum " + std::string(dtype_name(first.dtype())) + " tensors across chips");
+  }
+}
+
+}  // namespace
+
+bool is_collective(OpKind kind) {
+  return kind == OpKind::AllGather || kind == OpKind::ReduceScatter || kind == OpKind::AllReduce ||
+         kind == OpKind::AllToAll;
+}
+
+CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mesh,
+                                const std::vector<const Tensor*>& operands) {
+  if (static_cast<int64_t>(operands.size()) != mesh.size()) {
+    throw RuntimeError("collective needs one operand per chip: " + std::to_string(operands.size()) + " for mesh " +
+                       mesh.text());
+  }
+  std::vector<int> axes;
+  try {
+    axes = parse_axes(mesh, attrs.get_string("axes"));
+  } catch (const Error& e) {
+    throw RuntimeError(std::string(op_name(kind)) + ": " + e.what());
+  }
+  const int64_t g = axes_size(mesh, axes);
+  const int64_t rank = static_cast<int64_t>(operands[0]->shape().size());
+  auto dim_attr = [&](const char* name) { return normalize_axis(attrs.get_int(name), rank); };
+  CollectiveResult result;
+  result.per_chip.resize(operands.size());
+  for (int64_t chip = 0; chip < mesh.size(); ++chip) {
+    if (group_rank(mesh, axes, chip) != 0) continue;  // one pass per group, led by its rank 0
+    const std::vector<int64_t> members = group_members(mesh, axes, chip);
+    std::vector<const Tensor*> in;
+    for (int64_t m : members) {
+      const Tensor* t = operands[static_cast<size_t>(m)];
+      if (t->shape() != operands[static_cast<size_t>(chip)]->shape() || t->dtype() != operands[static_cast<size_t>(chip)]->dtype()) {
+        throw RuntimeError(std::string(op_name(kind)) + ": chip " + std::to_string(m) + " holds " +
+                           type_to_string({t->dtype(), t->shape()}) + ", chip " + std::to_string(chip) + " holds " +
+                           type_to_string({operands[static_cast<size_t>(chip)]->dtype(),
+                                           operands[static_cast<size_t>(chip)]->shape()}));
+      }
+      in.push_back(t);
+    }
+    const auto bytes = static_cast<int64_t>(in[0]->nbytes());
+    try {
+      switch (kind) {
+        case OpKind::AllGather: {
+          const Tensor gathered = concat_blocks(in, dim_attr("dim"));
+          for (int64_t m : members) result.per_chip[static_cast<size_t>(m)] = gathered;
+          result.bytes_moved += g * (g - 1) * bytes;
+          break;
+        }
+        case OpKind::AllReduce: {
+          const Tensor sum = sum_group(in);
+          for (int64_t m : members) result.per_chip[static_cast<size_t>(m)] = sum;
+          result.bytes_moved += 2 * (g - 1) * bytes;  // ring: reduce-scatter + all-gather
+          break;
+        }
+        case OpKind::ReduceScatter: {
+          const Tensor sum = sum_group(in);
+          const int64_t dim = dim_attr("dim");
+          for (int64_t r = 0; r < g; ++r) {
+            result.per_chip[static_cast<size_t>(members[static_cast<size_t>(r)])] = slice_block(sum, dim, r, g);
+          }
+          result.bytes_moved += (g - 1) * bytes;
+          break;
+        }
+        case OpKind::AllToAll: {
+          const int64_t split = dim_attr("split_dim");
+          const int64_t concat = dim_attr("concat_dim");
+          for (int64_t r = 0; r < g; ++r) {
+            std::vector<Tensor> received;
+            for (int64_t src = 0; src < g; ++src) received.push_back(slice_block(*in[static_cast<size_t>(src)], split, r, g));
+            std::vector<const Tensor*> ptrs;
+            for (const Tensor& t : received) ptrs.push_back(&t);
+            result.per_chip[static_cast<size_t>(members[static_cast<size_t>(r)])] = concat_blocks(ptrs, concat);
+          }
+          result.bytes_moved += (g - 1) * bytes;
+          break;
+        }
+        default:
+          throw RuntimeError(std::string(op_name(kind)) + " is not a collective");
+      }
+    } catch (const RuntimeError&) {
+      throw;
+    } catch (const Error& e) {
+      throw RuntimeError(std::string(op_name(kind)) + " over '" + attrs.get_string("axes") + "': " + e.what());
+    }
+  }
+  return result;
+}
+
+}  // namespace meshtest::runtime

@@ -1,0 +1,61 @@
+// `meshtest run` on multi-chip archs, as a new user tries it: tensor-parallel
+// and data-parallel cases of a tiny model pass on n300-llmbox and print their
+// mesh, collectives and per-chip memory; a mesh case on a one-chip arch is
+// skipped with a reason; an unknown arch is a usage error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tests/common/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class MeshCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("meshtest-mesh-cli-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  meshtest::testing::CommandResult run(const std::string& args) const {
+    return meshtest::testing::run_command(std::string(MESHTEST_BINARY) + " " + args + " --db " +
+                                          (dir / "results.db").string());
+  }
+  fs::path dir;
+};
+
+TEST_F(MeshCli, TensorParallelOnLlmboxPrintsMeshCollectivesAndPerChipMemory) {
+  const auto r = run("run --arch n300-llmbox -m tensor_parallel -k 'llama_tiny and inference'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("PASSED"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("llama_tiny-tensor_parallel-inference"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("mesh 4x2: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" collectives, "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("per-chip peak DRAM ["), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("leaked 0 B"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("== 1 passed"), std::string::npos) << r.output;
+}
+
+TEST_F(MeshCli, DataParallelOnLlmboxUsesTheArchMesh) {
+  const auto r = run("run --arch n300-llmbox -m data_parallel -k 'bert_tiny and inference'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("mesh 2x4: 0 collectives"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("== 1 passed"), std::string::npos) << r.output;
+}
+
+TEST_F(MeshCli, MeshCasesOnOneChipAreSkippedWithAReason) {
+  const auto r = run("run --arch n150 -k 'llama_tiny and tensor_parallel and inference'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("SKIPPED"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("needs a mesh of at least 2 chips; arch n150 has 1"), std::string::npos) << r.output;
+}
+
+TEST_F(MeshCli, UnknownArchIsAUsageError) {
+  const auto r = run("run --arch n301 -m tensor_parallel");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown arch 'n301'"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,38 @@
+// Compile settings per case: the CLI wins over the case's YAML entry, which
+// wins over the defaults (optimization level, bfp8 weights, math fidelity).
+#include <gtest/gtest.h>
+
+#include "runner/compile_phase.h"
+
+namespace meshtest::runner {
+namespace {
+
+TEST(CompileSettings, DefaultsWithoutCliOrYaml) {
+  const compiler::CompileOptions o = resolve_compile_options({}, {});
+  EXPECT_EQ(o.optimization_level, 0);
+  EXPECT_EQ(o.weight_dtype, DType::BF16);
+  EXPECT_EQ(o.math_fidelity, compiler::MathFidelity::HiFi4);
+}
+
+TEST(CompileSettings, YamlAppliesAndTheCliWins) {
+  config::TestEntry entry;
+  entry.optimization_level = 2;
+  entry.enable_weight_bfp8_conversion = true;
+  entry.math_fidelity = "LoFi";
+  compiler::CompileOptions o = resolve_compile_options({}, entry);
+  EXPECT_EQ(o.optimization_level, 2);
+  EXPECT_EQ(o.weight_dtype, DType::BFP8_B);
+  EXPECT_EQ(o.math_fidelity, compiler::MathFidelity::LoFi);
+
+  CompileSettings cli;
+  cli.optimization_level = 1;
+  cli.weight_bfp8 = false;
+  cli.math_fidelity = "hifi2";
+  o = resolve_compile_options(cli, entry);
+  EXPECT_EQ(o.optimization_level, 1);
+  EXPECT_EQ(o.weight_dtype, DType::BF16);
+  EXPECT_EQ(o.math_fidelity, compiler::MathFidelity::HiFi2);
+}
+
+}  // namespace
+}  // namespace meshtest::runner
