@@ -10,6 +10,19 @@ namespace meshtest::compiler {
 
 namespace {
 
+// One output dim's split from the operands that map onto it: the first
+// operand decides (`set` turns true); a later one split differently is a
+// conflict (false).
+template <class Axes>
+bool join_split(Axes& slot, bool& set, const Axes& axes) {
+  if (!set) {
+    slot = axes;
+    set = true;
+    return true;
+  }
+  return slot == axes;
+}
+
 using Dims = std::vector<std::vector<int>>;
 
 struct Local {
@@ -187,11 +200,7 @@ class Sharder {
         if (j + rank < out_rank) continue;
         const size_t d = j + rank - out_rank;
         if (shape[d] == 1) continue;
-        const auto& axes = in[k].sharding.dims[d];
-        if (!set) {
-          s.dims[j] = axes;
-          set = true;
-        } else if (s.dims[j] != axes) {
+        if (!join_split(s.dims[j], set, in[k].sharding.dims[d])) {
           why = "operands split differently along dim " + std::to_string(j);
           return std::nullopt;
         }
@@ -263,11 +272,7 @@ class Sharder {
         if (j + batch_rank < out_rank - 2) continue;
         const size_t d = j + batch_rank - (out_rank - 2);
         if (shape[d] == 1) continue;
-        const auto& axes = in[k].sharding.dims[d];
-        if (!set) {
-          s.dims[j] = axes;
-          set = true;
-        } else if (s.dims[j] != axes) {
+        if (!join_split(s.dims[j], set, in[k].sharding.dims[d])) {
           why = "matmul batch dim " + std::to_string(j) + " split differently on its operands";
           return std::nullopt;
         }

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "runtime/device/device_kernels.h"
+#include "runtime/device/dnnl_common.h"
 
 namespace meshtest::runtime::device_kernels {
 
@@ -20,27 +21,16 @@ using Dims = memory::dims;
 using Tag = memory::format_tag;
 using DataType = memory::data_type;
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-Dims pair(const Attrs& attrs, const char* name, int64_t fallback, int64_t minus = 0) {
-  const auto v = attrs.get_ints(name, {fallback, fallback});
-  if (v.size() != 2) throw RuntimeError(std::string("attribute '") + name + "' must have 2 values");
-  return {v[0] - minus, v[1] - minus};
-}
-
 Dims dims_of(const Shape& s) { return Dims(s.begin(), s.end()); }
 
 memory user_memory(const Tensor& t, DataType type, Tag tag) {
-  return memory(memory::desc(dims_of(t.shape()), type, tag), engine(), const_cast<void*>(t.raw_data()));
+  return memory(memory::desc(dims_of(t.shape()), type, tag), cpu_engine(), const_cast<void*>(t.raw_data()));
 }
 
 // `user` in the layout `want`: itself, or a reordered copy.
 memory in_layout(const memory& user, const memory::desc& want, dnnl::stream& stream) {
   if (user.get_desc() == want) return user;
-  memory m(want, engine());
+  memory m(want, cpu_engine());
   dnnl::reorder(user, m).execute(stream, const_cast<memory&>(user), m);
   return m;
 }
@@ -49,7 +39,7 @@ memory in_layout(const memory& user, const memory::desc& want, dnnl::stream& str
 // and reordered into `out_user` when the layouts differ.
 void run_primitive(const dnnl::primitive& prim, std::unordered_map<int, memory> args, int out_arg,
                    const memory::desc& out_desc, memory& out_user, dnnl::stream& stream) {
-  memory out = out_user.get_desc() == out_desc ? out_user : memory(out_desc, engine());
+  memory out = out_user.get_desc() == out_desc ? out_user : memory(out_desc, cpu_engine());
   args.emplace(out_arg, out);
   prim.execute(stream, args);
   if (out.get_data_handle() != out_user.get_data_handle()) dnnl::reorder(out, out_user).execute(stream, out, out_user);
@@ -71,9 +61,9 @@ ConvDescs conv_descs(const Shape& x, const Shape& w, const Shape& y, const Attrs
   d.src = memory::desc(dims_of(x), DataType::bf16, Tag::any);
   d.wei = memory::desc(d.wei_dims, wei_type, Tag::any);
   d.dst = memory::desc(dims_of(y), DataType::bf16, Tag::any);
-  d.strides = pair(attrs, "stride", 1);
-  d.dilation = pair(attrs, "dilation", 1, 1);  // oneDNN counts dilation from 0
-  d.padding = pair(attrs, "padding", 0);
+  d.strides = spatial_pair(attrs, "stride", 1);
+  d.dilation = spatial_pair(attrs, "dilation", 1, 1);  // oneDNN counts dilation from 0
+  d.padding = spatial_pair(attrs, "padding", 0);
   return d;
 }
 
@@ -81,7 +71,7 @@ dnnl::convolution_forward::primitive_desc conv_hint(const ConvDescs& d) {
   const memory::desc wei(d.wei_dims, DataType::bf16, Tag::any);
   return {dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src,
                                           wei, d.dst, d.strides, d.dilation, d.padding, d.padding),
-          engine()};
+          cpu_engine()};
 }
 
 struct PoolSetup {
@@ -96,21 +86,21 @@ PoolSetup pool_setup(OpKind forward_kind, const Shape& x, const Shape& y, const 
   p.algorithm = forward_kind == OpKind::MaxPool2d            ? dnnl::algorithm::pooling_max
                 : attrs.get_int("count_include_pad", 1) != 0 ? dnnl::algorithm::pooling_avg_include_padding
                                                              : dnnl::algorithm::pooling_avg_exclude_padding;
-  p.kernel = pair(attrs, "kernel", 1);
-  p.strides = pair(attrs, "stride", 1);
-  p.padding = pair(attrs, "padding", 0);
+  p.kernel = spatial_pair(attrs, "kernel", 1);
+  p.strides = spatial_pair(attrs, "stride", 1);
+  p.padding = spatial_pair(attrs, "padding", 0);
   p.src = memory::desc(dims_of(x), DataType::bf16, Tag::nchw);
   p.dst = memory::desc(dims_of(y), DataType::bf16, Tag::nchw);
   p.forward = {dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_training, p.algorithm, p.src, p.dst, p.strides,
                                               p.kernel, Dims{0, 0}, p.padding, p.padding),
-               engine()};
+               cpu_engine()};
   return p;
 }
 
 dnnl::pooling_v2_backward::primitive_desc pool_backward(const PoolSetup& p) {
   return {
       dnnl::pooling_v2_backward::desc(p.algorithm, p.src, p.dst, p.strides, p.kernel, Dims{0, 0}, p.padding, p.padding),
-      engine(), p.forward};
+      cpu_engine(), p.forward};
 }
 
 // Flat offset into a broadcast operand of the output element `flat`.
@@ -173,9 +163,9 @@ void conv2d_backward_input(const Tensor& dy, const Tensor& w, const Attrs& attrs
   const dnnl::convolution_backward_data::primitive_desc pd(
       dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides,
                                             d.dilation, d.padding, d.padding),
-      engine(), conv_hint(d));
-  dnnl::stream stream(engine());
-  const memory wei_user(memory::desc(d.wei_dims, DataType::bf16, d.wei_tag), engine(), const_cast<void*>(w.raw_data()));
+      cpu_engine(), conv_hint(d));
+  dnnl::stream stream(cpu_engine());
+  const memory wei_user(memory::desc(d.wei_dims, DataType::bf16, d.wei_tag), cpu_engine(), const_cast<void*>(w.raw_data()));
   memory out_user = user_memory(out, DataType::bf16, Tag::nchw);
   run_primitive(dnnl::convolution_backward_data(pd),
                 {{DNNL_ARG_DIFF_DST, in_layout(user_memory(dy, DataType::bf16, Tag::nchw), pd.diff_dst_desc(), stream)},
@@ -193,10 +183,10 @@ void conv2d_backward_weight(const Tensor& x, const Tensor& dy, const Attrs& attr
   const dnnl::convolution_backward_weights::primitive_desc pd(
       dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, d.src, d.wei, d.dst, d.strides,
                                                d.dilation, d.padding, d.padding),
-      engine(), conv_hint(d));
-  dnnl::stream stream(engine());
+      cpu_engine(), conv_hint(d));
+  dnnl::stream stream(cpu_engine());
   std::vector<float> wide(static_cast<size_t>(out.numel()));
-  memory wide_user(memory::desc(d.wei_dims, DataType::f32, d.wei_tag), engine(), wide.data());
+  memory wide_user(memory::desc(d.wei_dims, DataType::f32, d.wei_tag), cpu_engine(), wide.data());
   run_primitive(
       dnnl::convolution_backward_weights(pd),
       {{DNNL_ARG_SRC, in_layout(user_memory(x, DataType::bf16, Tag::nchw), pd.src_desc(), stream)},
@@ -213,10 +203,10 @@ void max_pool2d_backward(const Tensor& x, const Tensor& dy, const Attrs& attrs, 
   if (out.numel() == 0 || dy.numel() == 0) return;
   const PoolSetup p = pool_setup(OpKind::MaxPool2d, x.shape(), dy.shape(), attrs);
   const auto backward = pool_backward(p);
-  dnnl::stream stream(engine());
+  dnnl::stream stream(cpu_engine());
   // The forward pass again, for the workspace recording each window's argmax.
-  memory workspace(p.forward.workspace_desc(), engine());
-  memory pooled(p.dst, engine());
+  memory workspace(p.forward.workspace_desc(), cpu_engine());
+  memory pooled(p.dst, cpu_engine());
   dnnl::pooling_v2_forward(p.forward).execute(stream, {{DNNL_ARG_SRC, user_memory(x, DataType::bf16, Tag::nchw)},
                                                        {DNNL_ARG_DST, pooled},
                                                        {DNNL_ARG_WORKSPACE, workspace}});
@@ -232,7 +222,7 @@ void avg_pool2d_backward(const Tensor& dy, const Attrs& attrs, Tensor& out) {
   if (out.numel() == 0 || dy.numel() == 0) return;
   const PoolSetup p = pool_setup(OpKind::AvgPool2d, out.shape(), dy.shape(), attrs);
   const auto backward = pool_backward(p);
-  dnnl::stream stream(engine());
+  dnnl::stream stream(cpu_engine());
   memory out_user = user_memory(out, DataType::bf16, Tag::nchw);
   run_primitive(dnnl::pooling_v2_backward(backward), {{DNNL_ARG_DIFF_DST, user_memory(dy, DataType::bf16, Tag::nchw)}},
                 DNNL_ARG_DIFF_SRC, backward.diff_src_desc(), out_user, stream);

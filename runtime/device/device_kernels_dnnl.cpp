@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "runtime/device/device_kernels.h"
+#include "runtime/device/dnnl_common.h"
 
 namespace meshtest::runtime::device_kernels {
 
@@ -24,10 +25,6 @@ using Dims = memory::dims;
 using Tag = memory::format_tag;
 using DataType = memory::data_type;
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 // Shape-keyed cache of immutable entries; creation happens outside the lock.
 template <class Entry>
@@ -152,9 +149,6 @@ memory prepare_input(const std::optional<dnnl::reorder>& reorder, memory from, c
   return to;
 }
 
-int64_t attr_pair(const Attrs& attrs, const char* name, int64_t fallback, size_t i) {
-  return attrs.get_ints(name, {fallback, fallback}).at(i);
-}
 
 // ---- pooling ----
 
@@ -243,9 +237,9 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& a
   const Dims dst_dims{out.dim(0), out.dim(1), out.dim(2), out.dim(3)};
   const Dims wei_dims = groups == 1 ? Dims{w.dim(0), w.dim(1), w.dim(2), w.dim(3)}
                                     : Dims{groups, w.dim(0) / groups, w.dim(1), w.dim(2), w.dim(3)};
-  const Dims strides{attr_pair(attrs, "stride", 1, 0), attr_pair(attrs, "stride", 1, 1)};
-  const Dims padding{attr_pair(attrs, "padding", 0, 0), attr_pair(attrs, "padding", 0, 1)};
-  const Dims dilation{attr_pair(attrs, "dilation", 1, 0) - 1, attr_pair(attrs, "dilation", 1, 1) - 1};
+  const Dims strides = spatial_pair(attrs, "stride", 1);
+  const Dims padding = spatial_pair(attrs, "padding", 0);
+  const Dims dilation = spatial_pair(attrs, "dilation", 1, 1);  // oneDNN counts dilation from 0
   if (out.numel() == 0) return;
 
   static PrimitiveCache<ConvEntry> cache;
@@ -299,9 +293,9 @@ void pool2d(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
   Dims padding{0, 0};
   dnnl::algorithm algorithm = dnnl::algorithm::pooling_avg_exclude_padding;
   if (kind != OpKind::GlobalAvgPool2d) {
-    kernel = {attr_pair(attrs, "kernel", 1, 0), attr_pair(attrs, "kernel", 1, 1)};
-    strides = {attr_pair(attrs, "stride", 1, 0), attr_pair(attrs, "stride", 1, 1)};
-    padding = {attr_pair(attrs, "padding", 0, 0), attr_pair(attrs, "padding", 0, 1)};
+    kernel = spatial_pair(attrs, "kernel", 1);
+    strides = spatial_pair(attrs, "stride", 1);
+    padding = spatial_pair(attrs, "padding", 0);
     if (kind == OpKind::MaxPool2d)
       algorithm = dnnl::algorithm::pooling_max;
     else if (attrs.get_int("count_include_pad", 1) != 0)
@@ -325,6 +319,17 @@ void pool2d(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
                           {{DNNL_ARG_SRC, memory(e->pd.src_desc(), eng, mutable_ptr(x))},
                            {DNNL_ARG_DST, memory(e->pd.dst_desc(), eng, out.raw_data())}});
   stream.wait();
+}
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::memory::dims spatial_pair(const Attrs& attrs, const char* name, int64_t fallback, int64_t minus) {
+  const auto v = attrs.get_ints(name, {fallback, fallback});
+  if (v.size() != 2) throw RuntimeError(std::string("attribute '") + name + "' must have 2 values");
+  return {v[0] - minus, v[1] - minus};
 }
 
 }  // namespace meshtest::runtime::device_kernels
