@@ -29,6 +29,19 @@ std::string format_bytes(int64_t bytes) {
   return buf;
 }
 
+// The first `keep` items of a "; "-separated list, and how many more there are
+// (the whole list stays in the results store).
+std::string first_items(const std::string& list, size_t keep) {
+  size_t end = 0;
+  for (size_t i = 0, from = 0; i < keep; ++i, from = end + 2) {
+    end = list.find("; ", from);
+    if (end == std::string::npos) return list;  // `keep` items or fewer
+  }
+  size_t more = 1;
+  for (size_t at = list.find("; ", end + 2); at != std::string::npos; at = list.find("; ", at + 2)) ++more;
+  return list.substr(0, end) + "; ... and " + std::to_string(more) + " more (sharding_fallbacks in the results store)";
+}
+
 // Mesh cases: the mesh, what moved between chips, each chip's peak DRAM.
 void print_mesh_line(std::ostream& out, const CaseResult& r) {
   if (r.mesh.empty() || r.mesh == "1x1" || r.per_chip_peak_dram_bytes.empty()) return;
@@ -38,7 +51,7 @@ void print_mesh_line(std::ostream& out, const CaseResult& r) {
     out << (c ? ", " : "") << format_bytes(r.per_chip_peak_dram_bytes[c]);
   }
   out << "], leaked " << format_bytes(r.device_bytes_leaked) << "\n";
-  if (!r.sharding_fallbacks.empty()) out << "         sharding fallbacks: " << r.sharding_fallbacks << "\n";
+  if (!r.sharding_fallbacks.empty()) out << "         sharding fallbacks: " << first_items(r.sharding_fallbacks, 3) << "\n";
 }
 
 }  // namespace
