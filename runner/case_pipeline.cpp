@@ -209,14 +209,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       PhaseClock clock(r.seconds.execute);
       compiler::MemoryStats stats;
       device = compiled.backend->execute(*compiled.executable, inputs, stats);
-      r.peak_device_dram_bytes = stats.peak_dram_bytes;
-      const int64_t cores = int64_t{options.chip.core_rows} * options.chip.core_cols;
-      r.peak_device_l1_bytes = cores > 0 ? stats.peak_l1_bytes / cores : 0;
-      r.device_ops = stats.ops_executed;
-      r.per_chip_peak_dram_bytes = stats.per_chip_peak_dram_bytes;
-      r.collectives_executed = stats.collectives_executed;
-      r.bytes_moved_between_chips = stats.bytes_moved_between_chips;
-      r.device_bytes_leaked = stats.device_bytes_leaked;
+      record_execution_stats(stats, options.chip, r);
     }
     enter(Phase::Compare);
     comparators::Verdict verdict;

@@ -159,4 +159,16 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   return compile_case(test_id, entry, graph, settings, target, record);
 }
 
+void record_execution_stats(const compiler::MemoryStats& stats, const runtime::ChipSpec& chip,
+                            reports::CaseResult& record) {
+  record.peak_device_dram_bytes = stats.peak_dram_bytes;
+  const int64_t cores = int64_t{chip.core_rows} * chip.core_cols;
+  record.peak_device_l1_bytes = cores > 0 ? stats.peak_l1_bytes / cores : 0;
+  record.device_ops = stats.ops_executed;
+  record.per_chip_peak_dram_bytes = stats.per_chip_peak_dram_bytes;
+  record.collectives_executed = stats.collectives_executed;
+  record.bytes_moved_between_chips = stats.bytes_moved_between_chips;
+  record.device_bytes_leaked = stats.device_bytes_leaked;
+}
+
 }  // namespace meshtest::runner

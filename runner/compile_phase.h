@@ -45,4 +45,9 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
 CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
                           const CompileSettings& settings, const runtime::ChipSpec& chip, reports::CaseResult& record);
 
+// Fills the record's execution figures from what the backend measured:
+// peak DRAM (per chip and the highest), L1 per core, ops, mesh traffic, leaks.
+void record_execution_stats(const compiler::MemoryStats& stats, const runtime::ChipSpec& chip,
+                            reports::CaseResult& record);
+
 }  // namespace meshtest::runner

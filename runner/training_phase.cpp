@@ -206,10 +206,7 @@ std::optional<TrainingComparison> run_training_phases(const TestCase& c, const P
     feeds[compiler::kSeedGradientInput] = seed;
     compiler::MemoryStats stats;
     outputs = compiled.backend->execute(*compiled.executable, feeds, stats);
-    record.peak_device_dram_bytes = stats.peak_dram_bytes;
-    const int64_t cores = int64_t{options.chip.core_rows} * options.chip.core_cols;
-    record.peak_device_l1_bytes = cores > 0 ? stats.peak_l1_bytes / cores : 0;
-    record.device_ops = stats.ops_executed;
+    record_execution_stats(stats, options.chip, record);
   }
   if (outputs.size() != 1 + training.with_gradient.size()) {
     throw RuntimeError("the training program returned " + std::to_string(outputs.size()) + " outputs, expected " +
