@@ -246,6 +246,19 @@ TEST(CompareTraining, VanishingGradientsAreJudgedByMagnitudeNotPcc) {
   EXPECT_EQ(wrong.message.rfind("gradient of key.bias: zero in the golden (max |g| ", 0), 0u) << wrong.message;
 }
 
+TEST(CompareTraining, AScaledGradientFailsAlthoughItsPccIsPerfect) {
+  const auto golden = golden_of({"fc.weight"}, {});
+  DeviceTraining device = device_from(golden);
+  device.gradients[0] = scaled(golden.gradients[0], 1.5f);  // what a VJP rule off by a factor gives
+  const TrainingComparison wrong = compare_training(golden, device, {});
+  EXPECT_FALSE(wrong.passed);
+  EXPECT_DOUBLE_EQ(wrong.min_pcc, 1.0);
+  EXPECT_EQ(wrong.message, "gradient of fc.weight: L2 norm 1.5x the golden's (allowed 1 +- 0.2; PCC cannot see a scale error)");
+  EXPECT_EQ(wrong.failed_pass, "BACKWARD");
+  device.gradients[0] = scaled(golden.gradients[0], 1.05f);  // within what bf16 noise does
+  EXPECT_TRUE(compare_training(golden, device, {}).passed);
+}
+
 TEST(TrainingOptions, BatchTwoUnlessTheYamlSaysAndAFixedSeedGradient) {
   config::TestEntry e;
   EXPECT_EQ(training_load_options(e).batch_size, 2);
