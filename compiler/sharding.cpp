@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "compiler/graph_rewrite.h"
 #include "core/error.h"
 
 namespace meshtest::compiler {
@@ -34,8 +35,9 @@ struct Local {
 class Sharder {
  public:
   Sharder(const Graph& global, const ShardingRequest& request, ShardingPlan& plan)
-      : global_(global), mesh_(request.mesh), plan_(plan), map_(global.values.size()) {
+      : global_(global), mesh_(request.mesh), plan_(plan), map_(global.values.size()), producer_(global.values.size(), -1) {
     plan_.mesh = mesh_;
+    for (size_t i = 0; i < global.ops.size(); ++i) producer_[static_cast<size_t>(global.ops[i].output)] = static_cast<int>(i);
   }
 
   Graph run(const ShardingRequest& request) {
@@ -135,7 +137,7 @@ class Sharder {
     std::string why;
     if (is_unary_elementwise(op.kind) || op.kind == OpKind::Cast) {
       result = Local{emit(op.kind, {in[0].value}, op.attrs), in[0].sharding};
-    } else if (is_binary_elementwise(op.kind)) {
+    } else if (is_binary_elementwise(op.kind) || op.kind == OpKind::Greater) {
       result = broadcast_rule(op, in, out_rank, why);
     } else {
       switch (op.kind) {
@@ -167,7 +169,13 @@ class Sharder {
         case OpKind::MaxPool2d:
         case OpKind::AvgPool2d:
         case OpKind::GlobalAvgPool2d:
-        case OpKind::BatchNorm: result = data_parallel_rule(op, in, out_rank, why); break;
+        case OpKind::BatchNorm:
+        case OpKind::Conv2dBackwardInput:
+        case OpKind::AvgPool2dBackward: result = data_parallel_rule(op, in, out_rank, 1, why); break;
+        case OpKind::MaxPool2dBackward: result = data_parallel_rule(op, in, out_rank, 2, why); break;
+        case OpKind::Conv2dBackwardWeight: result = weight_gradient_rule(op, in, out_rank, why); break;
+        case OpKind::EmbeddingBackward: result = embedding_backward_rule(op, in, why); break;
+        case OpKind::SliceBackward: result = slice_backward_rule(op, in[0], why); break;
         default: why = "no sharding rule for " + std::string(op_name(op.kind)); break;
       }
     }
@@ -188,26 +196,57 @@ class Sharder {
     return {emit(op.kind, values, op.attrs), Sharding::replicated(out_rank)};
   }
 
+  // A constant fill: every element the same, so each chip can make any shard
+  // of it without communication.
+  const Op* fill_op(ValueId global_value) const {
+    const int i = producer_[static_cast<size_t>(global_value)];
+    return i >= 0 && global_.ops[static_cast<size_t>(i)].kind == OpKind::Constant ? &global_.ops[static_cast<size_t>(i)]
+                                                                                     : nullptr;
+  }
+
   // numpy broadcasting: each output dim takes the split of the operands that
-  // really have it (extent > 1); they must agree.
+  // really have it (extent > 1); they must agree. A constant fill operand
+  // (autodiff's broadcast of a scalar to a full shape) follows the others: it
+  // is made again locally in the shard shape.
   std::optional<Local> broadcast_rule(const Op& op, const std::vector<Local>& in, size_t out_rank, std::string& why) {
     Sharding s = Sharding::replicated(out_rank);
+    auto operand_dim = [&](size_t k, size_t j) -> std::optional<size_t> {  // operand k's dim under output dim j
+      const Shape& shape = gtype(op.inputs[k]).shape;
+      if (j + shape.size() < out_rank) return std::nullopt;
+      const size_t d = j + shape.size() - out_rank;
+      return shape[d] == 1 ? std::nullopt : std::optional<size_t>(d);
+    };
     for (size_t j = 0; j < out_rank; ++j) {
       bool set = false;
       for (size_t k = 0; k < in.size(); ++k) {
-        const Shape& shape = gtype(op.inputs[k]).shape;
-        const size_t rank = shape.size();
-        if (j + rank < out_rank) continue;
-        const size_t d = j + rank - out_rank;
-        if (shape[d] == 1) continue;
-        if (!join_split(s.dims[j], set, in[k].sharding.dims[d])) {
+        const std::optional<size_t> d = operand_dim(k, j);
+        if (!d || (fill_op(op.inputs[k]) != nullptr && in[k].sharding.is_replicated())) continue;
+        if (!join_split(s.dims[j], set, in[k].sharding.dims[*d])) {
           why = "operands split differently along dim " + std::to_string(j);
           return std::nullopt;
         }
       }
     }
     std::vector<ValueId> values;
-    for (const Local& l : in) values.push_back(l.value);
+    for (size_t k = 0; k < in.size(); ++k) {
+      const Op* fill = fill_op(op.inputs[k]);
+      if (fill == nullptr || !in[k].sharding.is_replicated()) {
+        values.push_back(in[k].value);
+        continue;
+      }
+      const Shape& shape = gtype(op.inputs[k]).shape;
+      Sharding fs = Sharding::replicated(shape.size());
+      for (size_t j = 0; j < out_rank; ++j) {
+        if (const std::optional<size_t> d = operand_dim(k, j)) fs.dims[*d] = s.dims[j];
+      }
+      if (fs.is_replicated()) {
+        values.push_back(in[k].value);
+        continue;
+      }
+      Attrs attrs = fill->attrs;
+      attrs.set("shape", local_shape(mesh_, shape, fs));
+      values.push_back(emit(OpKind::Constant, {}, attrs));
+    }
     return Local{emit(op.kind, values, op.attrs), s};
   }
 
@@ -444,22 +483,89 @@ class Sharder {
     return Local{emit(op.kind, values, op.attrs), s};
   }
 
-  // conv / pools / batch_norm: only a dim-0 (batch) split of the activation.
-  std::optional<Local> data_parallel_rule(const Op& op, const std::vector<Local>& in, size_t out_rank, std::string& why) {
+  // The dim-0 (batch) split shared by the first `batched` operands, every
+  // other dim and operand replicated; nullopt (with `why`) otherwise.
+  std::optional<std::vector<int>> batch_split(const Op& op, const std::vector<Local>& in, size_t batched,
+                                              std::string& why) {
     for (size_t k = 0; k < in.size(); ++k) {
       const auto& dims = in[k].sharding.dims;
-      for (size_t d = (k == 0 ? 1 : 0); d < dims.size(); ++d) {
+      if (k < batched && dims[0] != in[0].sharding.dims[0]) {
+        why = std::string(op_name(op.kind)) + " operands split differently on the batch dim";
+        return std::nullopt;
+      }
+      for (size_t d = (k < batched ? 1 : 0); d < dims.size(); ++d) {
         if (!dims[d].empty()) {
           why = std::string(op_name(op.kind)) + " with a split other than the batch dim";
           return std::nullopt;
         }
       }
     }
-    Sharding s = Sharding::replicated(out_rank);
-    s.dims[0] = in[0].sharding.dims[0];
+    return in[0].sharding.dims[0];
+  }
+
+  std::vector<ValueId> values_of(const std::vector<Local>& in) const {
     std::vector<ValueId> values;
     for (const Local& l : in) values.push_back(l.value);
-    return Local{emit(op.kind, values, op.attrs), s};
+    return values;
+  }
+
+  // conv / pools / batch_norm and their input gradients: only a dim-0
+  // (batch) split of the first `batched` operands, which the result keeps.
+  std::optional<Local> data_parallel_rule(const Op& op, const std::vector<Local>& in, size_t out_rank, size_t batched,
+                                          std::string& why) {
+    const std::optional<std::vector<int>> axes = batch_split(op, in, batched, why);
+    if (!axes) return std::nullopt;
+    Sharding s = Sharding::replicated(out_rank);
+    s.dims[0] = *axes;
+    Attrs attrs = op.attrs;  // input gradients name the (now local) shape they produce
+    if (attrs.has("input_shape")) attrs.set("input_shape", local_shape(mesh_, attrs.get_ints("input_shape"), s));
+    return Local{emit(op.kind, values_of(in), attrs), s};
+  }
+
+  // conv2d_backward_weight(x, dy) with the batch split: each chip's partial
+  // weight gradient, summed over the batch's chips by one all_reduce (the
+  // data-parallel gradient all-reduce).
+  std::optional<Local> weight_gradient_rule(const Op& op, const std::vector<Local>& in, size_t out_rank,
+                                            std::string& why) {
+    const std::optional<std::vector<int>> axes = batch_split(op, in, in.size(), why);
+    if (!axes) return std::nullopt;
+    const ValueId v = emit(op.kind, values_of(in), op.attrs);
+    if (axes->empty()) return Local{v, Sharding::replicated(out_rank)};
+    return all_reduce(v, *axes, Sharding::replicated(out_rank));
+  }
+
+  // embedding_backward(ids[...], dy[..., D]) -> [V, D]: ids and dy's leading
+  // dims split alike give partial tables summed by all_reduce; a split of D
+  // (tensor parallel) stays on the table's D.
+  std::optional<Local> embedding_backward_rule(const Op& op, const std::vector<Local>& in, std::string& why) {
+    const auto& ids = in[0].sharding.dims;
+    const auto& dy = in[1].sharding.dims;
+    std::vector<int> partial;
+    for (size_t d = 0; d < ids.size(); ++d) {
+      if (ids[d] != dy[d]) {
+        why = "embedding_backward ids and gradient split differently";
+        return std::nullopt;
+      }
+      partial.insert(partial.end(), ids[d].begin(), ids[d].end());
+    }
+    Sharding s = Sharding::replicated(2);
+    s.dims[1] = dy.back();
+    const ValueId v = emit(op.kind, values_of(in), op.attrs);
+    if (partial.empty()) return Local{v, s};
+    std::sort(partial.begin(), partial.end());
+    return all_reduce(v, partial, s);
+  }
+
+  // slice_backward keeps dy's split on every dim but the sliced one.
+  std::optional<Local> slice_backward_rule(const Op& op, const Local& dy, std::string& why) {
+    const int64_t rank = static_cast<int64_t>(dy.sharding.dims.size());
+    if (!dy.sharding.dims[static_cast<size_t>(normalize_axis(op.attrs.get_int("axis"), rank))].empty()) {
+      why = "slice_backward along a split dim";
+      return std::nullopt;
+    }
+    Attrs attrs = op.attrs;
+    attrs.set("input_shape", local_shape(mesh_, op.attrs.get_ints("input_shape"), dy.sharding));
+    return Local{emit(op.kind, {dy.value}, attrs), dy.sharding};
   }
 
   const Graph& global_;
@@ -467,6 +573,7 @@ class Sharder {
   ShardingPlan& plan_;
   Graph out_;
   std::vector<Local> map_;
+  std::vector<int> producer_;  // global value -> index of the op making it (-1: a parameter)
 };
 
 }  // namespace
@@ -539,6 +646,7 @@ ShardingPlan shard_graph(Graph& graph, const ShardingRequest& request) {
   ShardingPlan plan;
   Sharder sharder(graph, request, plan);
   Graph local = sharder.run(request);
+  remove_dead_ops(local);  // global constant fills that every use re-made in its shard shape
   graph = std::move(local);
   return plan;
 }

@@ -11,7 +11,10 @@
 //  - reshape / transpose move splits with the dims they belong to;
 //  - elementwise ops and norms keep the split of their operands;
 //  - reductions over a split dim: sum -> all_reduce;
-//  - batch-only ops (conv, pools, batch_norm) keep a dim-0 (data) split.
+//  - batch-only ops (conv, pools, batch_norm, their input gradients) keep a
+//    dim-0 (data) split; weight gradients over a split batch
+//    (conv2d_backward_weight, embedding_backward) are partial sums, one
+//    all_reduce (the data-parallel gradient all-reduce).
 // Anything else gathers its split operands (all_gather) and runs replicated:
 // always correct, never a crash, and recorded in ShardingPlan::fallbacks.
 #pragma once

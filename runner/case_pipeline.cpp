@@ -155,9 +155,10 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
   try {
     if (c.run_mode == RunMode::Training) {
       r.execution_pass = c.expectation.execution_pass.value_or("");  // kept whatever happens below
-      const std::optional<TrainingComparison> t =
-          run_training_phases(c, options, comparison_for(c.expectation), enter, r);
-      if (!t) return compiled_only();  // --compile-only
+      const TrainingRun run = run_training_phases(c, options, comparison_for(c.expectation), enter, r);
+      if (!run.skip_reason.empty()) return skip_for_mesh(run.skip_reason);
+      if (!run.comparison) return compiled_only();  // --compile-only
+      const TrainingComparison* t = &*run.comparison;
       r.pcc = t->min_pcc;
       r.atol = t->max_atol;
       r.rel_l2 = t->max_rel_l2;

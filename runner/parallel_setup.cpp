@@ -33,7 +33,6 @@ int64_t product(const std::vector<int64_t>& v) {
 std::optional<std::string> parallel_skip_reason(const TestCase& c, const runtime::ArchProfile& arch) {
   if (c.parallelism == Parallelism::SingleDevice) return std::nullopt;
   const std::string name(parallelism_name(c.parallelism));
-  if (c.run_mode != RunMode::Inference) return name + " " + std::string(run_mode_name(c.run_mode)) + " is not supported yet";
   if (arch.chips < 2) {
     return name + " needs a mesh of at least 2 chips; arch " + arch.name + " has " + std::to_string(arch.chips);
   }

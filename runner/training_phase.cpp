@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "runner/compile_phase.h"
+#include "runner/parallel_setup.h"
 
 namespace meshtest::runner {
 
@@ -67,6 +68,21 @@ std::string format_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
+}
+
+// The forward case's sharding request plus the upstream gradient's split:
+// under data parallel it is split on dim 0 like the batch inputs (when its
+// dim 0 is the enlarged batch), otherwise replicated.
+std::shared_ptr<const compiler::ShardingRequest> training_sharding(
+    const TestCase& c, std::shared_ptr<const compiler::ShardingRequest> forward, const Shape& seed_shape,
+    const runtime::ArchProfile& arch) {
+  if (forward == nullptr || c.parallelism != Parallelism::DataParallel) return forward;
+  if (seed_shape.empty() || seed_shape[0] % arch.chips != 0) return forward;
+  auto request = std::make_shared<compiler::ShardingRequest>(*forward);
+  compiler::NamedPartitionSpec spec(seed_shape.size());
+  spec[0] = request->mesh.axis_names;
+  request->specs[compiler::kSeedGradientInput] = spec;
+  return request;
 }
 
 }  // namespace
@@ -167,22 +183,30 @@ TrainingComparison compare_training(const runtime::ReferenceTraining& golden, co
   return t;
 }
 
-std::optional<TrainingComparison> run_training_phases(const TestCase& c, const PipelineOptions& options,
-                                                      const comparators::ComparisonConfig& comparison,
-                                                      const std::function<void(Phase)>& enter,
-                                                      reports::CaseResult& record) {
+TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& options,
+                                const comparators::ComparisonConfig& comparison, const std::function<void(Phase)>& enter,
+                                reports::CaseResult& record) {
+  TrainingRun run;
   enter(Phase::LoadModel);
   const sdk::LoadOptions load_options = training_load_options(c.expectation);
   sdk::Model model;
   sdk::Inputs inputs;
   std::string output;
+  ParallelPlan parallel;
   {
     PhaseClock clock(record.seconds.load);
-    model = c.loader->loader->load_model(c.info.variant, load_options);
+    // Data parallel: the model at the enlarged batch, inputs repeated to it.
+    model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load_options, options.arch));
     output = training_output(model.graph, c.loader->loader->training(c.info.variant).output).name;
     enter(Phase::LoadInputs);
     inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
+    parallel = prepare_parallel(c, model, inputs, options.arch);
+    if (!parallel.skip_reason.empty()) {
+      run.skip_reason = parallel.skip_reason;
+      return run;
+    }
   }
+  const Shape seed_shape = model.graph.type(training_output(model.graph, output).value).shape;
 
   // Compile before the golden (unlike inference): the joint graph is where a
   // model that fits for inference runs out of device memory, and that answer
@@ -197,12 +221,16 @@ std::optional<TrainingComparison> run_training_phases(const TestCase& c, const P
     if (!settings.optimization_level && options.optimization_level != 0) {
       settings.optimization_level = options.optimization_level;
     }
-    compiled = compile_case(c.id, c.expectation, training.graph, settings, options.chip, record);
+    const CompileTarget target{options.chip, options.arch.chips,
+                               training_sharding(c, parallel.sharding, seed_shape, options.arch), false};
+    compiled = compile_case(c.id, c.expectation, training.graph, settings, target, record);
   }
-  if (options.compile.compile_only) return std::nullopt;
+  if (options.compile.compile_only) return run;
 
   enter(Phase::Golden);
-  const Tensor seed = training_seed_gradient(model.graph.type(training_output(model.graph, output).value).shape);
+  // Drawn at the global output shape: under data parallel every chip gets a
+  // different slice of it, so a gradient taken from one chip only cannot pass.
+  const Tensor seed = training_seed_gradient(seed_shape);
   runtime::ReferenceTraining golden;
   {
     PhaseClock clock(record.seconds.golden);
@@ -234,7 +262,8 @@ std::optional<TrainingComparison> run_training_phases(const TestCase& c, const P
   device.with_gradient = training.with_gradient;
   device.gradients.assign(outputs.begin() + 1, outputs.end());
   device.without_gradient = training.without_gradient;
-  return compare_training(golden, device, comparison);
+  run.comparison = compare_training(golden, device, comparison);
+  return run;
 }
 
 }  // namespace meshtest::runner

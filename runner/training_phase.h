@@ -75,17 +75,28 @@ constexpr double kGradientNormTolerance = 0.2;
 TrainingComparison compare_training(const runtime::ReferenceTraining& golden, const DeviceTraining& device,
                                     const comparators::ComparisonConfig& config);
 
-// Runs the phases of a training case — load_model, load_inputs, golden,
-// compile, execute, compare — announcing each through `enter`, timing them
+// How a training case's phases ended short of a verdict, or the verdict.
+struct TrainingRun {
+  std::optional<TrainingComparison> comparison;  // nullopt: stopped before executing
+  std::string skip_reason;  // non-empty: the case cannot run on this mesh (skipped); empty + no
+                            // comparison: --compile-only stopped it after compiling
+};
+
+// Runs the phases of a training case — load_model, load_inputs, compile,
+// golden, execute, compare — announcing each through `enter`, timing them
 // into record.seconds and filling the compile and device fields of `record`.
-// Returns nullopt under --compile-only (after compiling the joint graph,
-// without materializing weights or running the golden). Throws when a phase
-// before compare fails (the caller maps the last phase entered to the
-// bring-up status; the joint graph not fitting the chip is an
-// OutOfMemoryError from compile).
-std::optional<TrainingComparison> run_training_phases(const TestCase& test_case, const PipelineOptions& options,
-                                                      const comparators::ComparisonConfig& comparison,
-                                                      const std::function<void(Phase)>& enter,
-                                                      reports::CaseResult& record);
+// Parallelism as for inference (runner/parallel_setup.h): data parallel
+// builds the model at the enlarged batch, splits the inputs and the upstream
+// gradient on dim 0 and replicates the weights, so each chip's partial weight
+// gradients meet in all_reduce; tensor parallel splits the weights by the
+// loader's shard spec and each gradient keeps its parameter's split; both
+// compared against the one CPU golden of the whole model. Stops after
+// compiling under --compile-only (without materializing weights or running
+// the golden). Throws when a phase before compare fails (the caller maps the
+// last phase entered to the bring-up status; the joint graph not fitting the
+// chip is an OutOfMemoryError from compile).
+TrainingRun run_training_phases(const TestCase& test_case, const PipelineOptions& options,
+                                const comparators::ComparisonConfig& comparison, const std::function<void(Phase)>& enter,
+                                reports::CaseResult& record);
 
 }  // namespace meshtest::runner

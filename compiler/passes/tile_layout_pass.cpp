@@ -1,7 +1,7 @@
 // Pass `tile-layout`: every buffer occupies whole 32x32 tiles of its last two
 // dims (tile_padded_bytes); device_bytes records that real footprint. conv2d
 // weights [O, C/g, KH, KW] (and conv2d_backward_weight results, the weight
-// gradients of training graphs) are stored as the GEMM matrix [O, C/g*KH*KW] —
+// gradients of training graphs, also once all-reduced) are stored as the GEMM matrix [O, C/g*KH*KW] —
 // tiling the 3x3 trailing dims would inflate them up to 1024 times; likewise
 // a broadcast column [..., C, 1, 1] (per-channel scale) is stored as one row.
 // Statistic: bytes added by padding.
@@ -16,7 +16,11 @@ void tile_layout(CompileUnit& unit) {
   for (const DeviceInstr& instr : program.instrs) {
     if (instr.kind == OpKind::Conv2d || instr.kind == OpKind::Conv2dBackwardInput)
       conv_weight[static_cast<size_t>(instr.inputs[1])] = true;
-    if (instr.kind == OpKind::Conv2dBackwardWeight) weight_gradient[static_cast<size_t>(instr.output)] = true;
+    // A data-parallel weight gradient is summed over the chips in that layout.
+    const bool reduced_gradient =
+        instr.kind == OpKind::AllReduce && weight_gradient[static_cast<size_t>(instr.inputs[0])];
+    if (instr.kind == OpKind::Conv2dBackwardWeight || reduced_gradient)
+      weight_gradient[static_cast<size_t>(instr.output)] = true;
   }
   int64_t padding = 0;
   for (DeviceBuffer& b : program.buffers) {

@@ -1,0 +1,164 @@
+// The shard pass on training graphs (the compiler's autodiff output):
+// tensor parallel keeps every weight gradient in its weight's split, data
+// parallel sums each chip's partial weight gradients with all_reduce and
+// falls back nowhere; both run on a mesh and match the unsharded graph.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "comparators/metrics.h"
+#include "compiler/autodiff.h"
+#include "compiler/sharding.h"
+#include "core/graph_builder.h"
+#include "core/rng.h"
+#include "runner/simulated_backend.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::compiler {
+namespace {
+
+using Ints = std::vector<int64_t>;
+constexpr int64_t kB = 4, kS = 8, kH = 32, kHeads = 4, kD = kH / kHeads;
+
+ValueId weight(GraphBuilder& b, const std::string& name, const Shape& shape, double stddev) {
+  return b.weight(name, shape, Initializer::normal(0.0, stddev, hash_seed(name)));
+}
+
+// Self-attention block with a gelu MLP: Megatron column/row-parallel linears.
+Graph transformer_block() {
+  GraphBuilder b("block");
+  const ValueId x = b.input("x", DType::F32, {kB, kS, kH});
+  auto heads = [&](ValueId t) { return b.transpose(b.reshape(t, {kB, kS, kHeads, kD}), {0, 2, 1, 3}); };
+  const ValueId q = heads(b.linear(x, weight(b, "wq", {kH, kH}, 0.2)));
+  const ValueId k = heads(b.linear(x, weight(b, "wk", {kH, kH}, 0.2)));
+  const ValueId v = heads(b.linear(x, weight(b, "wv", {kH, kH}, 0.2)));
+  const ValueId scores = b.softmax(b.div(b.matmul(q, b.transpose(k, {0, 1, 3, 2})), b.constant(std::sqrt(double(kD)))), -1);
+  const ValueId ctx = b.reshape(b.transpose(b.matmul(scores, v), {0, 2, 1, 3}), {kB, kS, kH});
+  const ValueId h = b.add(x, b.linear(ctx, weight(b, "wo", {kH, kH}, 0.2)));
+  const ValueId up = b.op(OpKind::Gelu, {b.linear(h, weight(b, "w1", {2 * kH, kH}, 0.2))});
+  b.output("y", b.add(h, b.linear(up, weight(b, "w2", {kH, 2 * kH}, 0.2))));
+  return b.finish();
+}
+
+// Conv, batch norm, relu, pools and a linear head (every backward op kind).
+Graph conv_net() {
+  GraphBuilder b("conv_net");
+  const ValueId x = b.input("x", DType::F32, {kB, 3, 8, 8});
+  ValueId h = b.op(OpKind::Conv2d, {x, weight(b, "conv.weight", {8, 3, 3, 3}, 0.2)}, {{"padding", Ints{1, 1}}});
+  h = b.op(OpKind::BatchNorm,
+           {h, weight(b, "bn.weight", {8}, 0.1), weight(b, "bn.bias", {8}, 0.1), weight(b, "bn.running_mean", {8}, 0.1),
+            b.weight("bn.running_var", {8}, Initializer::uniform(0.5, 1.5, 7))},
+           {{"eps", 1e-5}});
+  h = b.op(OpKind::MaxPool2d, {b.relu(h)}, {{"kernel", Ints{2, 2}}, {"stride", Ints{2, 2}}});
+  h = b.op(OpKind::AvgPool2d, {h}, {{"kernel", Ints{2, 2}}, {"stride", Ints{2, 2}}});
+  h = b.reshape(b.op(OpKind::GlobalAvgPool2d, {h}), {kB, 8});
+  b.output("logits", b.linear(h, weight(b, "fc.weight", {10, 8}, 0.3), weight(b, "fc.bias", {10}, 0.1)));
+  return b.finish();
+}
+
+ShardingRequest megatron() {
+  ShardingRequest r;
+  r.mesh = {{1, 2}, {"batch", "model"}};
+  for (const char* c : {"wq", "wk", "wv", "w1"}) r.specs[c] = {{"model"}, {}};
+  for (const char* c : {"wo", "w2"}) r.specs[c] = {{}, {"model"}};
+  return r;
+}
+
+// Batch split over both axes of a 1x2 mesh, for the inputs and the seed.
+ShardingRequest data_parallel(const TrainingGraph& t) {
+  ShardingRequest r;
+  r.mesh = {{1, 2}, {"rows", "cols"}};
+  for (const Param* p : t.graph.inputs()) {
+    NamedPartitionSpec spec(t.graph.type(p->value).shape.size());
+    spec[0] = {"rows", "cols"};
+    r.specs[p->name] = spec;
+  }
+  return r;
+}
+
+std::map<std::string, Tensor> feeds(const Graph& g) {
+  std::map<std::string, Tensor> in;
+  uint64_t seed = 3;
+  for (const Param* p : g.inputs()) in[p->name] = random_normal(g.type(p->value).shape, ++seed);
+  return in;
+}
+
+// Runs the training graph on the mesh and on the reference; every output agrees.
+void expect_mesh_matches_reference(const TrainingGraph& t, const ShardingRequest& request) {
+  auto backend = runner::make_simulated_backend({}, 2, "");
+  CompileRequest r;
+  r.options.sharding = std::make_shared<ShardingRequest>(request);
+  auto exe = backend->compile(t.graph, r);
+  const auto in = feeds(t.graph);
+  MemoryStats stats;
+  const std::vector<Tensor> device = backend->execute(*exe, in, stats);
+  const std::vector<Tensor> golden = runtime::run_reference(t.graph, in);
+  ASSERT_EQ(device.size(), golden.size());
+  for (size_t i = 0; i < device.size(); ++i) {
+    const std::string& name = t.graph.outputs[i].name;
+    EXPECT_EQ(device[i].shape(), golden[i].shape()) << name;
+    EXPECT_GT(comparators::compare_tensors(name, device[i], golden[i], {}).pcc, 0.99) << name;
+  }
+}
+
+int count(const Graph& g, OpKind kind) {
+  int n = 0;
+  for (const Op& op : g.ops) n += op.kind == kind;
+  return n;
+}
+
+// The kind of op that makes the output `name` of `g`.
+OpKind producer(const Graph& g, const std::string& name) {
+  for (const GraphOutput& o : g.outputs) {
+    if (o.name != name) continue;
+    for (const Op& op : g.ops) {
+      if (op.output == o.value) return op.kind;
+    }
+  }
+  ADD_FAILURE() << "no op makes output " << name;
+  return OpKind::Constant;
+}
+
+TEST(TrainingSharding, TensorParallelGradientsKeepTheirWeightsSplit) {
+  const TrainingGraph t = build_training_graph(transformer_block(), "y");
+  Graph local = t.graph;
+  const ShardingPlan plan = shard_graph(local, megatron());
+  verify_graph(local);
+  EXPECT_TRUE(plan.fallbacks.empty()) << plan.fallbacks_text();
+  for (const auto& [name, spec] : megatron().specs) {
+    ASSERT_TRUE(plan.params.count(name)) << name;
+    ASSERT_TRUE(plan.outputs.count(std::string(kGradientPrefix) + name)) << name << " gradient was gathered";
+    EXPECT_EQ(plan.outputs.at(std::string(kGradientPrefix) + name), plan.params.at(name)) << name;
+  }
+  expect_mesh_matches_reference(t, megatron());
+}
+
+TEST(TrainingSharding, DataParallelAllReducesEveryWeightGradient) {
+  const TrainingGraph t = build_training_graph(conv_net(), "logits");
+  Graph local = t.graph;
+  const ShardingPlan plan = shard_graph(local, data_parallel(t));
+  verify_graph(local);
+  EXPECT_TRUE(plan.fallbacks.empty()) << plan.fallbacks_text();
+  EXPECT_EQ(count(local, OpKind::AllGather), 0);
+  // Every weight gradient leaves replicated: summed over the chips.
+  for (const std::string& name : t.with_gradient) {
+    EXPECT_FALSE(plan.outputs.count(std::string(kGradientPrefix) + name)) << name;
+  }
+  // The GEMM-shaped weight gradients are each one partial result all-reduced
+  // (the statistics' gradients share all-reduced sums).
+  for (const char* name : {"conv.weight", "fc.weight"}) {
+    EXPECT_EQ(producer(local, std::string(kGradientPrefix) + name), OpKind::AllReduce) << name;
+  }
+  expect_mesh_matches_reference(t, data_parallel(t));
+}
+
+TEST(TrainingSharding, DataParallelTransformerNeedsNoFallback) {
+  const TrainingGraph t = build_training_graph(transformer_block(), "y");
+  Graph local = t.graph;
+  const ShardingPlan plan = shard_graph(local, data_parallel(t));
+  EXPECT_TRUE(plan.fallbacks.empty()) << plan.fallbacks_text();
+  expect_mesh_matches_reference(t, data_parallel(t));
+}
+
+}  // namespace
+}  // namespace meshtest::compiler
