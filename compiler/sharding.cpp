@@ -196,32 +196,73 @@ class Sharder {
     return {emit(op.kind, values, op.attrs), Sharding::replicated(out_rank)};
   }
 
-  // A constant fill: every element the same, so each chip can make any shard
-  // of it without communication.
-  const Op* fill_op(ValueId global_value) const {
-    const int i = producer_[static_cast<size_t>(global_value)];
-    return i >= 0 && global_.ops[static_cast<size_t>(i)].kind == OpKind::Constant ? &global_.ops[static_cast<size_t>(i)]
-                                                                                     : nullptr;
+  // Whether replicated global value `v` is the same along its dim `d`, so
+  // every chip can make its own shard of it without communication: a
+  // constant fill, a dim of extent 1, or an elementwise op of such values
+  // (autodiff's broadcasts of a scalar to a full shape, ViT's class token
+  // expanded to the batch).
+  bool free_along(ValueId v, size_t d, int depth = 0) const {
+    if (!map_[static_cast<size_t>(v)].sharding.is_replicated()) return false;
+    const Shape& shape = gtype(v).shape;
+    if (shape[d] == 1) return true;
+    const int i = producer_[static_cast<size_t>(v)];
+    if (i < 0 || depth > 8) return false;
+    const Op& op = global_.ops[static_cast<size_t>(i)];
+    if (op.kind == OpKind::Constant) return true;
+    if (!is_binary_elementwise(op.kind) && !is_unary_elementwise(op.kind) && op.kind != OpKind::Cast) return false;
+    for (ValueId in : op.inputs) {
+      const size_t rank = gtype(in).shape.size();
+      if (d + rank >= shape.size() && !free_along(in, d + rank - shape.size(), depth + 1)) return false;
+    }
+    return true;
+  }
+
+  bool free_along_splits(ValueId v, const Sharding& s) const {
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      if (!s.dims[d].empty() && !free_along(v, d)) return false;
+    }
+    return true;
+  }
+
+  // `v`'s split under a broadcast to an output split `s` (dims of extent 1
+  // and missing leading dims stay whole).
+  Sharding broadcast_split(ValueId v, const Sharding& s) const {
+    const Shape& shape = gtype(v).shape;
+    Sharding vs = Sharding::replicated(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] != 1) vs.dims[d] = s.dims[d + s.dims.size() - shape.size()];
+    }
+    return vs;
+  }
+
+  // Makes replicated `v` again on every chip directly in split `s` (only
+  // along dims free_along holds for).
+  ValueId remake_split(ValueId v, const Sharding& s) {
+    if (s.is_replicated()) return map_[static_cast<size_t>(v)].value;
+    const Op& op = global_.ops[static_cast<size_t>(producer_[static_cast<size_t>(v)])];
+    if (op.kind == OpKind::Constant) {
+      Attrs attrs = op.attrs;
+      attrs.set("shape", local_shape(mesh_, gtype(v).shape, s));
+      return emit(OpKind::Constant, {}, attrs);
+    }
+    std::vector<ValueId> values;
+    for (ValueId in : op.inputs) values.push_back(remake_split(in, broadcast_split(in, s)));
+    return emit(op.kind, values, op.attrs);
   }
 
   // numpy broadcasting: each output dim takes the split of the operands that
-  // really have it (extent > 1); they must agree. A constant fill operand
-  // (autodiff's broadcast of a scalar to a full shape) follows the others: it
-  // is made again locally in the shard shape.
+  // really have it (extent > 1); they must agree. A replicated operand free
+  // along a dim follows the others there: it is made again in the shard shape.
   std::optional<Local> broadcast_rule(const Op& op, const std::vector<Local>& in, size_t out_rank, std::string& why) {
     Sharding s = Sharding::replicated(out_rank);
-    auto operand_dim = [&](size_t k, size_t j) -> std::optional<size_t> {  // operand k's dim under output dim j
-      const Shape& shape = gtype(op.inputs[k]).shape;
-      if (j + shape.size() < out_rank) return std::nullopt;
-      const size_t d = j + shape.size() - out_rank;
-      return shape[d] == 1 ? std::nullopt : std::optional<size_t>(d);
-    };
     for (size_t j = 0; j < out_rank; ++j) {
       bool set = false;
       for (size_t k = 0; k < in.size(); ++k) {
-        const std::optional<size_t> d = operand_dim(k, j);
-        if (!d || (fill_op(op.inputs[k]) != nullptr && in[k].sharding.is_replicated())) continue;
-        if (!join_split(s.dims[j], set, in[k].sharding.dims[*d])) {
+        const Shape& shape = gtype(op.inputs[k]).shape;
+        if (j + shape.size() < out_rank) continue;
+        const size_t d = j + shape.size() - out_rank;
+        if (shape[d] == 1 || free_along(op.inputs[k], d)) continue;
+        if (!join_split(s.dims[j], set, in[k].sharding.dims[d])) {
           why = "operands split differently along dim " + std::to_string(j);
           return std::nullopt;
         }
@@ -229,23 +270,8 @@ class Sharder {
     }
     std::vector<ValueId> values;
     for (size_t k = 0; k < in.size(); ++k) {
-      const Op* fill = fill_op(op.inputs[k]);
-      if (fill == nullptr || !in[k].sharding.is_replicated()) {
-        values.push_back(in[k].value);
-        continue;
-      }
-      const Shape& shape = gtype(op.inputs[k]).shape;
-      Sharding fs = Sharding::replicated(shape.size());
-      for (size_t j = 0; j < out_rank; ++j) {
-        if (const std::optional<size_t> d = operand_dim(k, j)) fs.dims[*d] = s.dims[j];
-      }
-      if (fs.is_replicated()) {
-        values.push_back(in[k].value);
-        continue;
-      }
-      Attrs attrs = fill->attrs;
-      attrs.set("shape", local_shape(mesh_, shape, fs));
-      values.push_back(emit(OpKind::Constant, {}, attrs));
+      const bool follows = in[k].sharding.is_replicated() && free_along_splits(op.inputs[k], broadcast_split(op.inputs[k], s));
+      values.push_back(follows ? remake_split(op.inputs[k], broadcast_split(op.inputs[k], s)) : in[k].value);
     }
     return Local{emit(op.kind, values, op.attrs), s};
   }
@@ -437,17 +463,27 @@ class Sharder {
     return all_reduce(v, split_axes, s);
   }
 
+  // Operands split alike, not along the concat dim; a replicated operand free
+  // along the others' split dims is made again in their split.
   std::optional<Local> concat_rule(const Op& op, const std::vector<Local>& in, std::string& why) {
     const size_t axis = static_cast<size_t>(normalize_axis(op.attrs.get_int("axis"), static_cast<int64_t>(in[0].sharding.dims.size())));
-    std::vector<ValueId> values;
+    Sharding s = in[0].sharding;
     for (const Local& l : in) {
-      if (l.sharding != in[0].sharding || !l.sharding.dims[axis].empty()) {
+      if (!l.sharding.is_replicated()) {
+        s = l.sharding;
+        break;
+      }
+    }
+    std::vector<ValueId> values;
+    for (size_t k = 0; k < in.size(); ++k) {
+      const bool same = in[k].sharding == s;
+      if (!s.dims[axis].empty() || (!same && !(in[k].sharding.is_replicated() && free_along_splits(op.inputs[k], s)))) {
         why = "concat of operands split differently or along the concat dim";
         return std::nullopt;
       }
-      values.push_back(l.value);
+      values.push_back(same ? in[k].value : remake_split(op.inputs[k], s));
     }
-    return Local{emit(op.kind, values, op.attrs), in[0].sharding};
+    return Local{emit(op.kind, values, op.attrs), s};
   }
 
   // Ops whose last `inner` dims must stay whole and whose leading dims are
@@ -649,6 +685,22 @@ ShardingPlan shard_graph(Graph& graph, const ShardingRequest& request) {
   remove_dead_ops(local);  // global constant fills that every use re-made in its shard shape
   graph = std::move(local);
   return plan;
+}
+
+NamedPartitionSpec output_partition_spec(const Graph& graph, const ShardingRequest& request, std::string_view output) {
+  Graph local = graph;
+  const ShardingPlan plan = shard_graph(local, request);
+  for (const GraphOutput& o : graph.outputs) {
+    if (o.name != output) continue;
+    NamedPartitionSpec spec(graph.type(o.value).shape.size());
+    const auto it = plan.outputs.find(o.name);
+    if (it == plan.outputs.end()) return spec;
+    for (size_t d = 0; d < spec.size(); ++d) {
+      for (int axis : it->second.dims[d]) spec[d].push_back(request.mesh.axis_names[static_cast<size_t>(axis)]);
+    }
+    return spec;
+  }
+  throw CompileError("shard: the graph has no output '" + std::string(output) + "'");
 }
 
 }  // namespace meshtest::compiler

@@ -61,4 +61,10 @@ NamedPartitionSpec parse_partition_spec(const std::string& text);
 // names an unknown mesh axis or does not fit its parameter.
 ShardingPlan shard_graph(Graph& graph, const ShardingRequest& request);
 
+// The split the shard pass gives output `output` of `graph` under `request`
+// (every dim empty: replicated), for an input that must meet that output in
+// its layout: a training graph's upstream gradient (data parallel: the batch
+// split; tensor parallel: e.g. a vocabulary-split logits).
+NamedPartitionSpec output_partition_spec(const Graph& graph, const ShardingRequest& request, std::string_view output);
+
 }  // namespace meshtest::compiler

@@ -70,18 +70,24 @@ std::string format_number(double v) {
   return buf;
 }
 
-// The forward case's sharding request plus the upstream gradient's split:
-// under data parallel it is split on dim 0 like the batch inputs (when its
-// dim 0 is the enlarged batch), otherwise replicated.
+// The forward case's sharding request plus the upstream gradient's split.
+// Data parallel: split with the batch, like the inputs (each chip holds its
+// own samples' gradient). Tensor parallel: the split the forward graph's
+// differentiated output gets (e.g. a vocabulary-split logits), so backward
+// starts where forward ended without gathering.
 std::shared_ptr<const compiler::ShardingRequest> training_sharding(
-    const TestCase& c, std::shared_ptr<const compiler::ShardingRequest> forward, const Shape& seed_shape,
-    const runtime::ArchProfile& arch) {
-  if (forward == nullptr || c.parallelism != Parallelism::DataParallel) return forward;
-  if (seed_shape.empty() || seed_shape[0] % arch.chips != 0) return forward;
+    Parallelism parallelism, std::shared_ptr<const compiler::ShardingRequest> forward, const Graph& graph,
+    const std::string& output, const runtime::ArchProfile& arch) {
+  if (forward == nullptr) return forward;
   auto request = std::make_shared<compiler::ShardingRequest>(*forward);
-  compiler::NamedPartitionSpec spec(seed_shape.size());
-  spec[0] = request->mesh.axis_names;
-  request->specs[compiler::kSeedGradientInput] = spec;
+  compiler::NamedPartitionSpec& seed = request->specs[compiler::kSeedGradientInput];
+  if (parallelism == Parallelism::TensorParallel) {
+    seed = compiler::output_partition_spec(graph, *forward, output);
+    return request;
+  }
+  const Shape& shape = graph.type(training_output(graph, output).value).shape;
+  seed.assign(shape.size(), {});
+  if (!shape.empty() && shape[0] % arch.chips == 0) seed[0] = request->mesh.axis_names;
   return request;
 }
 
@@ -222,7 +228,7 @@ TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& option
       settings.optimization_level = options.optimization_level;
     }
     const CompileTarget target{options.chip, options.arch.chips,
-                               training_sharding(c, parallel.sharding, seed_shape, options.arch), false};
+                               training_sharding(c.parallelism, parallel.sharding, model.graph, output, options.arch), false};
     compiled = compile_case(c.id, c.expectation, training.graph, settings, target, record);
   }
   if (options.compile.compile_only) return run;

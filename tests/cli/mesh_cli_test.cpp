@@ -1,7 +1,9 @@
 // `meshtest run` on multi-chip archs, as a new user tries it: tensor-parallel
 // and data-parallel cases of a tiny model pass on n300-llmbox and print their
-// mesh, collectives and per-chip memory; a mesh case on a one-chip arch is
-// skipped with a reason; an unknown arch is a usage error.
+// mesh, collectives and per-chip memory; training runs data- and
+// tensor-parallel and a wrong gradient rule fails it naming the parameter; a
+// mesh case on a one-chip arch is skipped with a reason; an unknown arch is a
+// usage error.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,8 +21,8 @@ class MeshCli : public ::testing::Test {
     fs::create_directories(dir);
   }
   void TearDown() override { fs::remove_all(dir); }
-  meshtest::testing::CommandResult run(const std::string& args) const {
-    return meshtest::testing::run_command(std::string(MESHTEST_BINARY) + " " + args + " --db " +
+  meshtest::testing::CommandResult run(const std::string& args, const std::string& env = "") const {
+    return meshtest::testing::run_command(env + " " + std::string(MESHTEST_BINARY) + " " + args + " --db " +
                                           (dir / "results.db").string());
   }
   fs::path dir;
@@ -43,6 +45,23 @@ TEST_F(MeshCli, DataParallelOnLlmboxUsesTheArchMesh) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("mesh 2x4: 0 collectives"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("== 1 passed"), std::string::npos) << r.output;
+}
+
+TEST_F(MeshCli, TrainingRunsDataAndTensorParallel) {
+  const auto r = run("run --arch n300 -k 'llama_tiny and training and not single_device'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("PASSED   pcc="), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("llama_tiny-data_parallel-training"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("llama_tiny-tensor_parallel-training"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("mesh 1x2: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("== 2 passed"), std::string::npos) << r.output;
+}
+
+TEST_F(MeshCli, WrongVjpRuleFailsDataParallelTrainingNamingTheParameter) {
+  const auto r = run("run --arch n300 bert/masked_lm/native-bert_tiny-data_parallel-training",
+                     "MESHTEST_TEST_WRONG_VJP=layer_norm");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("INCORRECT_RESULT in phase compare: gradient of "), std::string::npos) << r.output;
 }
 
 TEST_F(MeshCli, MeshCasesOnOneChipAreSkippedWithAReason) {
