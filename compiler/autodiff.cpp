@@ -5,6 +5,7 @@
 // more than once with add. Gradients keep the forward value's dtype.
 #include "compiler/autodiff.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "compiler/autodiff/vjp.h"
@@ -157,6 +158,25 @@ TrainingGraph build_training_graph(const Graph& forward, std::string_view output
   remove_dead_ops(graph);
   verify_graph(graph);
   return result;
+}
+
+void append_sgd_step(TrainingGraph& training, double learning_rate) {
+  Graph& graph = training.graph;
+  autodiff::Emitter e(graph);
+  std::vector<GraphOutput> updated;
+  for (const std::string& name : training.with_gradient) {
+    const Param* weight = graph.find_param(name);
+    const std::string gradient_name = kGradientPrefix + name;
+    const auto gradient = std::find_if(graph.outputs.begin(), graph.outputs.end(),
+                                       [&](const GraphOutput& o) { return o.name == gradient_name; });
+    if (weight == nullptr || gradient == graph.outputs.end()) {
+      throw CompileError("sgd step: no weight or gradient output for '" + name + "'");
+    }
+    const ValueId w = weight->value;
+    updated.push_back({kUpdatedPrefix + name, e.sub(w, e.scale(gradient->value, learning_rate))});
+  }
+  graph.outputs.insert(graph.outputs.end(), updated.begin(), updated.end());
+  verify_graph(graph);
 }
 
 }  // namespace meshtest::compiler

@@ -33,11 +33,20 @@ struct TrainingGraph {
   std::vector<std::string> without_gradient;  // weights no gradient reaches (unused, or only via non-differentiable ops)
 };
 
+// Outputs of the optimizer step are named kUpdatedPrefix + parameter name.
+constexpr const char* kUpdatedPrefix = "updated/";
+
 // Differentiates `forward` with respect to every weight, for the output named
 // `output` (empty: the first output). Float inputs are not differentiated.
 // Throws CompileError naming the op when an op on a path from a weight to the
 // output has no rule.
 TrainingGraph build_training_graph(const Graph& forward, std::string_view output);
+
+// Appends one plain SGD step to `training` (meshtest run --optimizer-step
+// sgd:LR): for every weight with a gradient, in with_gradient order, the
+// output "updated/<name>" = weight - learning_rate * gradient, in the
+// weight's dtype, after the gradient outputs.
+void append_sgd_step(TrainingGraph& training, double learning_rate);
 
 // Whether the op has a vector-Jacobian rule (false for index/integer ops such
 // as topk_mask's selection, embedding's ids operand is handled per operand).

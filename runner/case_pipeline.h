@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "reports/case_result.h"
@@ -28,6 +29,7 @@ struct PipelineOptions {
   CompileSettings compile;      // --serialize, --compile-only, cache, weight dtype, fidelity, fusion
   bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
   bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
+  std::optional<double> sgd_learning_rate;  // --optimizer-step sgd:LR (training cases)
 };
 
 enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };

@@ -28,6 +28,7 @@
 #include "runner/process_stats.h"
 #include "runner/run_loop.h"
 #include "runner/shard.h"
+#include "runner/training_phase.h"
 #include "runner/worker_inprocess.h"
 #include "runner/worker_main.h"
 
@@ -87,6 +88,7 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   popts.compile = ro.compile;
   popts.force_run = ro.force_run;
   popts.strict_xfail = ro.strict_xfail;
+  if (!ro.optimizer_step.empty()) popts.sgd_learning_rate = parse_optimizer_step(ro.optimizer_step);
   return popts;
 }
 

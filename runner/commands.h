@@ -27,6 +27,7 @@ struct RunOptions {
   int optimization_level = 0;
   bool force_run = false;
   bool strict_xfail = true;
+  std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
   std::string argv;  // recorded with the run
   CompileSettings compile;  // compile-phase options (issue 4)
   // Execution engine (issue 8).

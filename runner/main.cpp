@@ -10,6 +10,7 @@
 #include "runner/config_cli.h"
 #include "runner/merge_command.h"
 #include "runner/report_commands.h"
+#include "runner/training_phase.h"
 
 namespace {
 
@@ -98,6 +99,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_flag("--force-run", run_opts.force_run, "Also run NOT_SUPPORTED_SKIP cases");
   run->add_flag("!--no-strict-xfail", run_opts.strict_xfail, "An xfail case that passes is not an error");
+  run->add_option("--optimizer-step", run_opts.optimizer_step,
+                  "Training cases also apply one SGD step (sgd:LR) on both sides and compare the updated weights")
+      ->check([](const std::string& v) {
+        try {
+          meshtest::runner::parse_optimizer_step(v);
+          return std::string();
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+      });
   CLI::Option* resume = add_engine_options(run, run_opts);
   add_compile_options(run, run_opts.compile);
 

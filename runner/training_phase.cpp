@@ -42,10 +42,11 @@ std::string names_missing(const std::vector<std::string>& of, const std::vector<
   return out;
 }
 
-// The comparator's "output 'NAME': reasons" as "gradient of NAME: reasons".
-std::string gradient_failure(const std::string& name, const std::string& failure) {
+// The comparator's "output 'NAME': reasons" as "gradient of NAME: reasons"
+// (`what` "gradient") or "updated weight of NAME: reasons".
+std::string parameter_failure(const std::string& what, const std::string& name, const std::string& failure) {
   const std::string prefix = "output '" + name + "': ";
-  return "gradient of " + name + ": " + (failure.rfind(prefix, 0) == 0 ? failure.substr(prefix.size()) : failure);
+  return what + " of " + name + ": " + (failure.rfind(prefix, 0) == 0 ? failure.substr(prefix.size()) : failure);
 }
 
 // Largest |element| (NaN if any element is NaN, so no check can pass on it).
@@ -93,6 +94,22 @@ std::shared_ptr<const compiler::ShardingRequest> training_sharding(
 
 }  // namespace
 
+double parse_optimizer_step(const std::string& text) {
+  const std::string prefix = "sgd:";
+  const std::string usage = "optimizer step '" + text + "': expected sgd:LR with a learning rate LR > 0, e.g. sgd:0.01";
+  if (text.rfind(prefix, 0) != 0) throw ParseError(usage);
+  const std::string number = text.substr(prefix.size());
+  size_t used = 0;
+  double lr = 0.0;
+  try {
+    lr = std::stod(number, &used);
+  } catch (const std::exception&) {
+    throw ParseError(usage);
+  }
+  if (used != number.size() || !(lr > 0.0) || !std::isfinite(lr)) throw ParseError(usage);
+  return lr;
+}
+
 sdk::LoadOptions training_load_options(const config::TestEntry& entry) {
   sdk::LoadOptions options;
   options.batch_size = entry.batch_size.value_or(kDefaultTrainingBatchSize);
@@ -103,7 +120,8 @@ sdk::LoadOptions training_load_options(const config::TestEntry& entry) {
 Tensor training_seed_gradient(const Shape& output_shape) { return random_normal(output_shape, kSeedGradientSeed); }
 
 TrainingComparison compare_training(const runtime::ReferenceTraining& golden, const DeviceTraining& device,
-                                    const comparators::ComparisonConfig& config) {
+                                    const comparators::ComparisonConfig& config,
+                                    const std::vector<Tensor>& golden_updated) {
   TrainingComparison t;
   auto fail = [&t](std::string message, const char* pass) {
     if (!t.passed) return;
@@ -135,8 +153,10 @@ TrainingComparison compare_training(const runtime::ReferenceTraining& golden, co
     if (!r.passed) {
       if (kind == "output")
         fail(failure, "FORWARD");
+      else if (kind == "gradient")
+        fail(parameter_failure("gradient", name, failure), "BACKWARD");
       else
-        fail(gradient_failure(name, failure), "BACKWARD");
+        fail(parameter_failure("updated weight", name, failure), "BACKWARD");
     }
   };
 
@@ -186,6 +206,15 @@ TrainingComparison compare_training(const runtime::ReferenceTraining& golden, co
            "BACKWARD");
     }
   }
+  // --optimizer-step: the weights after the step, index for index with the
+  // golden's gradients.
+  for (size_t i = 0; i < golden_updated.size(); ++i) {
+    const std::string& name = golden.with_gradient[i];
+    const auto at = std::find(device.with_gradient.begin(), device.with_gradient.end(), name);
+    const size_t j = static_cast<size_t>(at - device.with_gradient.begin());
+    if (at == device.with_gradient.end() || j >= device.updated.size()) continue;
+    compare("updated_weight", name, device.updated[j], golden_updated[i]);
+  }
   return t;
 }
 
@@ -223,6 +252,7 @@ TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& option
   {
     PhaseClock clock(record.seconds.compile);
     training = compiler::build_training_graph(model.graph, output);
+    if (options.sgd_learning_rate) compiler::append_sgd_step(training, *options.sgd_learning_rate);
     CompileSettings settings = options.compile;
     if (!settings.optimization_level && options.optimization_level != 0) {
       settings.optimization_level = options.optimization_level;
@@ -238,12 +268,16 @@ TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& option
   // different slice of it, so a gradient taken from one chip only cannot pass.
   const Tensor seed = training_seed_gradient(seed_shape);
   runtime::ReferenceTraining golden;
+  std::vector<Tensor> golden_updated;
   {
     PhaseClock clock(record.seconds.golden);
     // The device loads its weights from the training graph: the same data, or
     // the same deterministic initializers when lazy.
     model.graph.materialize_weights();
     golden = runtime::run_reference_training(model.graph, inputs, output, seed);
+    if (options.sgd_learning_rate) {
+      golden_updated = runtime::reference_sgd_step(model.graph, golden, *options.sgd_learning_rate);
+    }
   }
 
   enter(Phase::Execute);
@@ -256,9 +290,12 @@ TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& option
     outputs = compiled.backend->execute(*compiled.executable, feeds, stats);
     record_execution_stats(stats, options.chip, record);
   }
-  if (outputs.size() != 1 + training.with_gradient.size()) {
+  const size_t per_weight = options.sgd_learning_rate ? 2 : 1;  // gradient (and updated weight)
+  const size_t n = training.with_gradient.size();
+  if (outputs.size() != 1 + per_weight * n) {
     throw RuntimeError("the training program returned " + std::to_string(outputs.size()) + " outputs, expected " +
-                       std::to_string(1 + training.with_gradient.size()) + " (the output and one per gradient)");
+                       std::to_string(1 + per_weight * n) + " (the output and one per gradient" +
+                       (per_weight == 2 ? " and updated weight)" : ")"));
   }
 
   enter(Phase::Compare);
@@ -266,9 +303,10 @@ TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& option
   DeviceTraining device;
   device.forward = outputs.front();
   device.with_gradient = training.with_gradient;
-  device.gradients.assign(outputs.begin() + 1, outputs.end());
+  device.gradients.assign(outputs.begin() + 1, outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n));
+  device.updated.assign(outputs.begin() + 1 + static_cast<std::ptrdiff_t>(n), outputs.end());
   device.without_gradient = training.without_gradient;
-  run.comparison = compare_training(golden, device, comparison);
+  run.comparison = compare_training(golden, device, comparison, golden_updated);
   return run;
 }
 

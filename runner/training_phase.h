@@ -37,6 +37,7 @@ struct DeviceTraining {
   std::vector<std::string> with_gradient;     // parameter names ...
   std::vector<Tensor> gradients;              // ... and their gradients, index for index
   std::vector<std::string> without_gradient;  // parameters the compiler gave no gradient
+  std::vector<Tensor> updated;                // --optimizer-step: weights after the step, as `gradients`
 };
 
 struct TrainingComparison {
@@ -45,9 +46,11 @@ struct TrainingComparison {
   // layer1.0.conv1.weight: PCC 0.41 < required 0.99", or the parameters whose
   // gradient exists on one side only.
   std::string message;
-  std::string failed_pass;  // "FORWARD" (the forward output failed), "BACKWARD" (a gradient did), "" (passed)
+  std::string failed_pass;  // "FORWARD" (the forward output failed), "BACKWARD" (a gradient or
+                            // an updated weight did), "" (passed)
   // The forward output (kind "output") then one per parameter in the
-  // golden's order (kind "gradient", named by the parameter).
+  // golden's order (kind "gradient", named by the parameter), then with
+  // --optimizer-step one per parameter (kind "updated_weight").
   std::vector<reports::OutputResult> results;
   double min_pcc = 1.0;  // over the output and the gradients judged by PCC (not vanishing ones)
   double max_atol = 0.0;
@@ -71,9 +74,15 @@ constexpr double kGradientNormTolerance = 0.2;
 
 // Compares the device's training results with the golden's: the forward
 // output and every gradient with `config`'s checks (vanishing gradients as
-// above), and the sets of parameters with a gradient.
+// above), the sets of parameters with a gradient, and with an optimizer step
+// every updated weight (`golden_updated`, index for index with
+// golden.with_gradient; empty: no step) with the same checks.
 TrainingComparison compare_training(const runtime::ReferenceTraining& golden, const DeviceTraining& device,
-                                    const comparators::ComparisonConfig& config);
+                                    const comparators::ComparisonConfig& config,
+                                    const std::vector<Tensor>& golden_updated = {});
+
+// The learning rate of `--optimizer-step sgd:LR` (LR > 0); ParseError otherwise.
+double parse_optimizer_step(const std::string& text);
 
 // How a training case's phases ended short of a verdict, or the verdict.
 struct TrainingRun {

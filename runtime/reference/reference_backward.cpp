@@ -224,4 +224,21 @@ ReferenceTraining run_reference_training(const Graph& forward, const NamedTensor
   return ReferenceBackward(forward, output).run(inputs, seed_gradient);
 }
 
+std::vector<Tensor> reference_sgd_step(const Graph& forward, const ReferenceTraining& training, double learning_rate) {
+  std::vector<Tensor> updated;
+  for (size_t i = 0; i < training.with_gradient.size(); ++i) {
+    const Param* p = forward.find_param(training.with_gradient[i]);
+    if (p == nullptr) throw RuntimeError("sgd step: no weight '" + training.with_gradient[i] + "'");
+    const std::vector<float> w = materialize(*p, forward.type(p->value)).to_f32_vector();
+    const std::vector<float> g = training.gradients[i].to_f32_vector();
+    if (w.size() != g.size()) throw RuntimeError("sgd step: gradient of '" + p->name + "' has the wrong size");
+    std::vector<float> u(w.size());
+    for (size_t k = 0; k < w.size(); ++k) {
+      u[k] = static_cast<float>(static_cast<double>(w[k]) - learning_rate * static_cast<double>(g[k]));
+    }
+    updated.push_back(Tensor::from_f32(forward.type(p->value).shape, u));
+  }
+  return updated;
+}
+
 }  // namespace meshtest::runtime

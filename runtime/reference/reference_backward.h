@@ -54,6 +54,11 @@ struct ReferenceTraining {
 ReferenceTraining run_reference_training(const Graph& forward, const NamedTensors& inputs, std::string_view output,
                                          const Tensor& seed_gradient);
 
+// One plain SGD step on the golden's side: for every weight in
+// `training.with_gradient`, weight - learning_rate * gradient, in f64 and
+// stored f32 (the weights of `forward`, materialized), index for index.
+std::vector<Tensor> reference_sgd_step(const Graph& forward, const ReferenceTraining& training, double learning_rate);
+
 // Which operands of `op` a gradient flows through (the conventions above);
 // operand types come from `graph`.
 std::vector<bool> reference_differentiable_operands(const Graph& graph, const Op& op);

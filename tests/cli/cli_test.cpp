@@ -125,6 +125,15 @@ TEST_F(Cli, WrongVjpRuleFailsTheTrainingCaseNamingTheParameter) {
   EXPECT_NE(r.output.find(expected + ": PCC "), std::string::npos) << r.output;
 }
 
+TEST_F(Cli, OptimizerStepRunsAndABadOneIsAUsageError) {
+  const Result ok = run("run mnist/image_classification/native-mlp-single_device-training --optimizer-step sgd:0.1 " + db());
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("== 1 passed"), std::string::npos) << ok.output;
+  const Result bad = run("run -k mlp --optimizer-step adam:0.1 " + db());
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("expected sgd:LR"), std::string::npos) << bad.output;
+}
+
 TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
   const Result c = run("collect " + kFixtures + " --config-dir " + (dir / "empty_config").string());
   ASSERT_EQ(c.status, 0) << c.output;

@@ -2,13 +2,15 @@
 // gradient are compared and recorded, batch size 2 unless the YAML says
 // otherwise, a wrong VJP rule in the compiler fails the case naming the
 // parameter, a model that fits for inference can run out of device memory in
-// training, and the golden/device gradient sets must agree.
+// training, the golden/device gradient sets must agree, and --optimizer-step
+// compares the weights after one SGD step.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <memory>
 
 #include "compiler/autodiff.h"
+#include "core/error.h"
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "discovery/discovery.h"
@@ -104,6 +106,19 @@ TEST_F(TrainingCase, PassesAndRecordsTheOutputAndEveryGradient) {
   }
   EXPECT_GT(r.seconds.golden, 0.0);
   EXPECT_GT(r.device_ops, 0);
+}
+
+TEST_F(TrainingCase, SgdStepComparesEveryUpdatedWeight) {
+  options.sgd_learning_rate = 0.5;
+  const reports::CaseResult r = run();
+  EXPECT_EQ(r.outcome, Outcome::Passed) << r.error_message;
+  ASSERT_EQ(r.outputs.size(), 1 + 2 * kTrainedWeights.size());
+  for (size_t i = 0; i < kTrainedWeights.size(); ++i) {
+    const reports::OutputResult& u = r.outputs[1 + kTrainedWeights.size() + i];
+    EXPECT_EQ(u.kind, "updated_weight");
+    EXPECT_EQ(u.name, kTrainedWeights[i]);
+    EXPECT_TRUE(u.passed) << u.name;
+  }
 }
 
 TEST_F(TrainingCase, YamlBatchSizeOverridesTheDefault) {
@@ -257,6 +272,35 @@ TEST(CompareTraining, AScaledGradientFailsAlthoughItsPccIsPerfect) {
   EXPECT_EQ(wrong.failed_pass, "BACKWARD");
   device.gradients[0] = scaled(golden.gradients[0], 1.05f);  // within what bf16 noise does
   EXPECT_TRUE(compare_training(golden, device, {}).passed);
+}
+
+TEST(CompareTraining, AWeightTheStepDidNotMoveIsNamed) {
+  const auto golden = golden_of({"fc.weight"}, {});
+  const Tensor weight = random_normal({8}, 50);
+  const double lr = 10.0;  // the step dominates the weight
+  std::vector<float> stepped = weight.to_f32_vector();
+  const std::vector<float> g = golden.gradients[0].to_f32_vector();
+  for (size_t k = 0; k < stepped.size(); ++k) stepped[k] -= static_cast<float>(lr) * g[k];
+  const std::vector<Tensor> golden_updated = {Tensor::from_f32({8}, stepped)};
+  DeviceTraining device = device_from(golden);
+  device.updated = golden_updated;
+  const TrainingComparison ok = compare_training(golden, device, {}, golden_updated);
+  EXPECT_TRUE(ok.passed) << ok.message;
+  ASSERT_EQ(ok.results.size(), 3u);
+  EXPECT_EQ(ok.results[2].kind, "updated_weight");
+  device.updated = {weight};  // the device skipped the update
+  const TrainingComparison missed = compare_training(golden, device, {}, golden_updated);
+  EXPECT_FALSE(missed.passed);
+  EXPECT_EQ(missed.message.rfind("updated weight of fc.weight: PCC ", 0), 0u) << missed.message;
+  EXPECT_EQ(missed.failed_pass, "BACKWARD");
+}
+
+TEST(TrainingOptions, OptimizerStepIsSgdWithAPositiveRate) {
+  EXPECT_DOUBLE_EQ(parse_optimizer_step("sgd:0.01"), 0.01);
+  EXPECT_DOUBLE_EQ(parse_optimizer_step("sgd:1e-3"), 1e-3);
+  for (const char* bad : {"adam:0.01", "sgd:", "sgd:0", "sgd:-1", "sgd:0.1x", "sgd:nan", "0.01"}) {
+    EXPECT_THROW(parse_optimizer_step(bad), ParseError) << bad;
+  }
 }
 
 TEST(TrainingOptions, BatchTwoUnlessTheYamlSaysAndAFixedSeedGradient) {
