@@ -134,6 +134,26 @@ TEST_F(Cli, OptimizerStepRunsAndABadOneIsAUsageError) {
   EXPECT_NE(bad.output.find("expected sgd:LR"), std::string::npos) << bad.output;
 }
 
+// The case's "pcc" in a --json file of one case.
+double json_pcc(const std::string& jsonl) {
+  const std::string key = "\"pcc\":";
+  const size_t at = jsonl.find(key);
+  return at == std::string::npos ? -1.0 : std::stod(jsonl.substr(at + key.size()));
+}
+
+TEST_F(Cli, Bfp8WeightsLowerResnet50PccButKeepItAbove097) {
+  const std::string id = "resnet/native-resnet50-single_device-inference --no-compile-cache " + db();
+  const Result bf16 = run("run " + id + " --json " + (dir / "bf16.jsonl").string());
+  const Result bfp8 = run("run " + id + " --experimental-weight-dtype bfp8 --json " + (dir / "bfp8.jsonl").string());
+  ASSERT_EQ(bf16.status, 0) << bf16.output;
+  ASSERT_EQ(bfp8.status, 0) << bfp8.output;
+  const double pcc_bf16 = json_pcc(read_file(dir / "bf16.jsonl"));
+  const double pcc_bfp8 = json_pcc(read_file(dir / "bfp8.jsonl"));
+  // Measurably: bfp8_b's 7-bit shared-exponent mantissas at least double 1 - PCC.
+  EXPECT_LT(1.0 - pcc_bf16, 0.5 * (1.0 - pcc_bfp8)) << pcc_bf16 << " vs " << pcc_bfp8;
+  EXPECT_GT(pcc_bfp8, 0.97);
+}
+
 TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
   const Result c = run("collect " + kFixtures + " --config-dir " + (dir / "empty_config").string());
   ASSERT_EQ(c.status, 0) << c.output;
