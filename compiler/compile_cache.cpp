@@ -1,13 +1,19 @@
 // Compile cache: keys, entry files, corruption handling.
 #include "compiler/compile_cache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <variant>
 
 #include "compiler/program_serialize.h"
@@ -25,10 +31,71 @@ void hash_attrs(Hasher& h, const Attrs& attrs) {
     h.str(name);
     h.word(value.index());
     if (const auto* i = std::get_if<int64_t>(&value)) h.word(static_cast<uint64_t>(*i));
-    if (const auto* d = std::get_if<double>(&value)) h.bytes(d, sizeof *d);
+    if (const auto* d = std::get_if<double>(&value)) h.word(std::bit_cast<uint64_t>(*d));
     if (const auto* t = std::get_if<std::string>(&value)) h.str(*t);
     if (const auto* v = std::get_if<std::vector<int64_t>>(&value)) h.bytes(v->data(), v->size() * sizeof(int64_t));
   }
+}
+
+void hash_param(Hasher& h, const Graph& graph, const Param& p) {
+  const TensorType& type = graph.type(p.value);
+  h.word(static_cast<uint64_t>(type.dtype));
+  h.bytes(type.shape.data(), type.shape.size() * sizeof(int64_t));
+  h.str(p.name);
+  h.word(static_cast<uint64_t>(p.kind) * 0x100000000ull + static_cast<uint32_t>(p.value));
+  if (p.init) {
+    h.word(1);
+    h.word(static_cast<uint64_t>(p.init->dist));
+    h.word(std::bit_cast<uint64_t>(p.init->a));
+    h.word(std::bit_cast<uint64_t>(p.init->b));
+    h.word(p.init->seed);
+  } else if (p.data.defined() && p.data.numel() > 0) {
+    h.word(2);
+    h.word(hash_bytes(std::string_view(static_cast<const char*>(p.data.raw_data()), p.data.nbytes())));
+  } else {
+    h.word(0);
+  }
+}
+
+// Closes a file descriptor when it goes out of scope.
+struct FdGuard {
+  int fd;
+  ~FdGuard() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// A whole file in memory, read with one read() when it fits (no buffering, no
+// zero-filling of the buffer first).
+class FileBytes {
+ public:
+  // nullopt when `path` cannot be opened (no entry); throws Error when it
+  // opens but cannot be read.
+  static std::optional<FileBytes> read(const std::string& path);
+  std::string_view view() const { return {data_.get(), size_}; }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+};
+
+std::optional<FileBytes> FileBytes::read(const std::string& path) {
+  const FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  const int fd = guard.fd;
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw Error(std::string("cannot stat: ") + std::strerror(errno));
+  FileBytes file;
+  const auto capacity = static_cast<size_t>(std::max<off_t>(st.st_size, 0));
+  file.data_ = std::make_unique_for_overwrite<char[]>(capacity);
+  while (file.size_ < capacity) {  // a file that shrank meanwhile reads short: the checksum tells
+    const ssize_t n = ::read(fd, file.data_.get() + file.size_, capacity - file.size_);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) break;
+    file.size_ += static_cast<size_t>(n);
+  }
+  return file;
 }
 
 }  // namespace
@@ -38,29 +105,19 @@ std::string compile_cache_key(const Graph& graph, const CompileOptions& options,
   // with attributes, outputs), hashed structurally rather than printed;
   // weights that hold data instead of an initializer are hashed by content.
   // Op result types follow from the params' types and the ops (verified), so
-  // only param types are hashed.
+  // only param types are hashed. Lists are hashed with their lengths, so the
+  // word stream of two different graphs cannot coincide.
   Hasher h;
   h.str(graph.name);
-  for (const Param& p : graph.params) {
-    const TensorType& type = graph.type(p.value);
-    h.word(static_cast<uint64_t>(type.dtype));
-    h.bytes(type.shape.data(), type.shape.size() * sizeof(int64_t));
-    h.str(p.name);
-    h.word(static_cast<uint64_t>(p.kind) * 0x100000000ull + static_cast<uint64_t>(p.value));
-    if (p.init) {
-      h.word(static_cast<uint64_t>(p.init->dist));
-      h.bytes(&p.init->a, sizeof p.init->a);
-      h.bytes(&p.init->b, sizeof p.init->b);
-      h.word(p.init->seed);
-    } else if (p.data.defined() && p.data.numel() > 0) {
-      h.word(hash_bytes(std::string_view(static_cast<const char*>(p.data.raw_data()), p.data.nbytes())));
-    }
-  }
+  h.word(graph.params.size());
+  for (const Param& p : graph.params) hash_param(h, graph, p);
+  h.word(graph.ops.size());
   for (const Op& op : graph.ops) {
-    h.word(static_cast<uint64_t>(op.kind) * 0x100000000ull + static_cast<uint64_t>(op.output));
+    h.word(static_cast<uint64_t>(op.kind) * 0x100000000ull + static_cast<uint32_t>(op.output));
     h.bytes(op.inputs.data(), op.inputs.size() * sizeof(ValueId));
     hash_attrs(h, op.attrs);
   }
+  h.word(graph.outputs.size());
   for (const GraphOutput& o : graph.outputs) {
     h.str(o.name);
     h.word(static_cast<uint64_t>(o.value));
@@ -90,13 +147,10 @@ std::optional<CompileResult> CompileCache::load(const std::string& key, std::str
   warning.clear();
   if (!enabled()) return std::nullopt;
   const std::string path = entry_path(key);
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return std::nullopt;
-  std::string bytes(static_cast<size_t>(std::max<std::streamoff>(0, in.tellg())), '\0');
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   try {
-    SerializedProgram entry = deserialize_program(bytes);
+    const std::optional<FileBytes> bytes = FileBytes::read(path);
+    if (!bytes) return std::nullopt;
+    SerializedProgram entry = deserialize_program(bytes->view());
     if (entry.key != key) throw ParseError("entry belongs to key " + entry.key);
     return CompileResult{std::move(entry.program), std::move(entry.stats), {}};
   } catch (const Error& e) {
@@ -112,8 +166,14 @@ std::string CompileCache::store(const std::string& key, const CompileResult& res
   const std::string path = entry_path(key);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
+    std::string bytes;
+    try {
+      bytes = serialize_program({key, result.program, result.stats});
+    } catch (const Error& e) {
+      return std::string("compile cache: cannot store ") + e.what();
+    }
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << serialize_program({key, result.program, result.stats});
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) return "compile cache: cannot write " + tmp;
   }
   fs::rename(tmp, path, ec);

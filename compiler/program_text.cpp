@@ -23,7 +23,7 @@ std::string placement(const DeviceBuffer& b) {
   return std::string(b.space == MemorySpace::L1 ? " l1 " : " dram ") + std::to_string(b.device_bytes);
 }
 
-std::string buffer_list(const std::vector<int32_t>& ids) {
+std::string buffer_list(const BufferIds& ids) {
   std::string s;
   for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", #" : "#") + std::to_string(ids[i]);
   return s;

@@ -5,9 +5,27 @@
 
 namespace meshtest {
 
+const Attrs::Map& Attrs::empty() {
+  static const Map none;
+  return none;
+}
+
+Attrs::Map& Attrs::own() {
+  // A count of one cannot grow meanwhile: only a copy of this very object
+  // could share the map, and copying it while it is changed is a data race
+  // with or without sharing.
+  if (!values_) {
+    values_ = std::make_shared<Map>();
+  } else if (values_.use_count() > 1) {
+    values_ = std::make_shared<Map>(*values_);
+  }
+  return *values_;
+}
+
 const AttrValue& Attrs::at(const std::string& name) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) throw CompileError("missing attribute '" + name + "'");
+  const Map& map = values();
+  auto it = map.find(name);
+  if (it == map.end()) throw CompileError("missing attribute '" + name + "'");
   return it->second;
 }
 

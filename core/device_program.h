@@ -13,6 +13,7 @@
 #include "core/attrs.h"
 #include "core/graph.h"
 #include "core/ops.h"
+#include "core/small_vector.h"
 #include "core/tensor.h"
 
 namespace meshtest {
@@ -34,13 +35,16 @@ struct DeviceBuffer {
   MemorySpace space = MemorySpace::Dram;
 };
 
+// A list of buffer ids; up to four are kept inline (no allocation).
+using BufferIds = SmallVector<int32_t, 4>;
+
 struct DeviceInstr {
   OpKind kind;
-  std::vector<int32_t> inputs;
+  BufferIds inputs;
   int32_t output = -1;
   Attrs attrs;
-  std::string origin;            // the graph op it came from: "op #12 conv2d"
-  std::vector<int32_t> release;  // buffers whose last use is this instruction
+  std::string origin;  // the graph op it came from: "op #12 conv2d"
+  BufferIds release;   // buffers whose last use is this instruction
 };
 
 struct DeviceProgram {

@@ -83,7 +83,9 @@ class ModelLoader {
 // layout; the C++ ABI across the boundary is GCC's (same toolchain).
 // 2: the op table (core/ops.h) gained collectives and backward ops, which
 // renumbered OpKind: a plugin built against version 1 would build wrong ops.
-constexpr uint32_t kLoaderAbiVersion = 2;
+// 3: Attrs (every op's attributes) holds its map behind a shared pointer
+// (copy on write): a version 2 plugin would lay out its graphs' ops wrongly.
+constexpr uint32_t kLoaderAbiVersion = 3;
 constexpr const char* kAbiVersionSymbol = "meshtest_loader_abi_version";
 constexpr const char* kCreateSymbol = "meshtest_create_loader";
 constexpr const char* kDestroySymbol = "meshtest_destroy_loader";
