@@ -250,9 +250,33 @@ class Sharder {
     return emit(op.kind, values, op.attrs);
   }
 
+  // Splits an operand that is whole along some dims of `want` to `want`:
+  // made again in the shard shape when it is a free replicated value, else
+  // each chip keeps its block (shard_slice, no data moves). nullopt when the
+  // operand is split differently from `want` somewhere.
+  std::optional<ValueId> split_to(ValueId global_value, const Local& l, const Sharding& want) {
+    if (l.sharding == want) return l.value;
+    if (l.sharding.is_replicated() && free_along_splits(global_value, want)) return remake_split(global_value, want);
+    ValueId v = l.value;
+    for (size_t d = 0; d < want.dims.size(); ++d) {
+      if (l.sharding.dims[d] == want.dims[d]) continue;
+      if (!l.sharding.dims[d].empty()) return std::nullopt;
+      v = collective(OpKind::ShardSlice, v, want.dims[d], {{"dim", static_cast<int64_t>(d)}});
+    }
+    return v;
+  }
+
+  static bool uses_an_axis_twice(const Sharding& s) {
+    std::vector<int> all;
+    for (const auto& d : s.dims) all.insert(all.end(), d.begin(), d.end());
+    std::sort(all.begin(), all.end());
+    return std::adjacent_find(all.begin(), all.end()) != all.end();
+  }
+
   // numpy broadcasting: each output dim takes the split of the operands that
-  // really have it (extent > 1); they must agree. A replicated operand free
-  // along a dim follows the others there: it is made again in the shard shape.
+  // really have it (extent > 1); two different splits of one dim conflict.
+  // An operand whole along a dim the others split follows them there
+  // (split_to: remade when free, else sliced in place).
   std::optional<Local> broadcast_rule(const Op& op, const std::vector<Local>& in, size_t out_rank, std::string& why) {
     Sharding s = Sharding::replicated(out_rank);
     for (size_t j = 0; j < out_rank; ++j) {
@@ -261,17 +285,25 @@ class Sharder {
         const Shape& shape = gtype(op.inputs[k]).shape;
         if (j + shape.size() < out_rank) continue;
         const size_t d = j + shape.size() - out_rank;
-        if (shape[d] == 1 || free_along(op.inputs[k], d)) continue;
+        if (shape[d] == 1 || in[k].sharding.dims[d].empty()) continue;
         if (!join_split(s.dims[j], set, in[k].sharding.dims[d])) {
           why = "operands split differently along dim " + std::to_string(j);
           return std::nullopt;
         }
       }
     }
+    if (uses_an_axis_twice(s)) {
+      why = "operands split over one mesh axis on different dims";
+      return std::nullopt;
+    }
     std::vector<ValueId> values;
     for (size_t k = 0; k < in.size(); ++k) {
-      const bool follows = in[k].sharding.is_replicated() && free_along_splits(op.inputs[k], broadcast_split(op.inputs[k], s));
-      values.push_back(follows ? remake_split(op.inputs[k], broadcast_split(op.inputs[k], s)) : in[k].value);
+      const std::optional<ValueId> v = split_to(op.inputs[k], in[k], broadcast_split(op.inputs[k], s));
+      if (!v) {
+        why = "operand " + std::to_string(k) + " split on a dim the result is not";
+        return std::nullopt;
+      }
+      values.push_back(*v);
     }
     return Local{emit(op.kind, values, op.attrs), s};
   }
@@ -300,6 +332,9 @@ class Sharder {
       return std::nullopt;
     }
     const bool has_bias = in.size() == 3;
+    if (has_bias && !partial && in[2].sharding.dims[0].empty() && !w.dims[0].empty()) {  // column-parallel
+      if (const std::optional<ValueId> v = split_to(op.inputs[2], in[2], Sharding{{w.dims[0]}})) in[2] = {*v, Sharding{{w.dims[0]}}};
+    }
     if (has_bias && in[2].sharding.dims[0] != (partial ? std::vector<int>{} : w.dims[0])) {
       why = "linear bias split differently from its output";
       return std::nullopt;
@@ -318,6 +353,18 @@ class Sharder {
   std::optional<Local> matmul_rule(const Op& op, std::vector<Local>& in, std::string& why) {
     const Shape& as = gtype(op.inputs[0]).shape;
     const Shape& bs = gtype(op.inputs[1]).shape;
+    // A contraction dim split on one side only: the other side keeps the
+    // matching block of its own (partial sums, all_reduced below).
+    for (size_t k = 0; k < 2; ++k) {
+      const size_t kd = k == 0 ? as.size() - 1 : bs.size() - 2;
+      const size_t od = k == 0 ? bs.size() - 2 : as.size() - 1;
+      const auto& other = in[1 - k].sharding.dims[od];
+      if (!in[k].sharding.dims[kd].empty() || other.empty()) continue;
+      Sharding want = in[k].sharding;
+      want.dims[kd] = other;
+      if (uses_an_axis_twice(want)) continue;
+      if (const std::optional<ValueId> v = split_to(op.inputs[k], in[k], want)) in[k] = {*v, want};
+    }
     const Sharding& a = in[0].sharding;
     const Sharding& b = in[1].sharding;
     const size_t out_rank = gtype(op.output).shape.size();
@@ -463,8 +510,8 @@ class Sharder {
     return all_reduce(v, split_axes, s);
   }
 
-  // Operands split alike, not along the concat dim; a replicated operand free
-  // along the others' split dims is made again in their split.
+  // Operands split alike, not along the concat dim; one whole where the others
+  // are split follows them (split_to).
   std::optional<Local> concat_rule(const Op& op, const std::vector<Local>& in, std::string& why) {
     const size_t axis = static_cast<size_t>(normalize_axis(op.attrs.get_int("axis"), static_cast<int64_t>(in[0].sharding.dims.size())));
     Sharding s = in[0].sharding;
@@ -476,12 +523,12 @@ class Sharder {
     }
     std::vector<ValueId> values;
     for (size_t k = 0; k < in.size(); ++k) {
-      const bool same = in[k].sharding == s;
-      if (!s.dims[axis].empty() || (!same && !(in[k].sharding.is_replicated() && free_along_splits(op.inputs[k], s)))) {
+      const std::optional<ValueId> v = s.dims[axis].empty() ? split_to(op.inputs[k], in[k], s) : std::nullopt;
+      if (!v) {
         why = "concat of operands split differently or along the concat dim";
         return std::nullopt;
       }
-      values.push_back(same ? in[k].value : remake_split(op.inputs[k], s));
+      values.push_back(*v);
     }
     return Local{emit(op.kind, values, op.attrs), s};
   }

@@ -15,6 +15,10 @@
 //    dim-0 (data) split; weight gradients over a split batch
 //    (conv2d_backward_weight, embedding_backward) are partial sums, one
 //    all_reduce (the data-parallel gradient all-reduce).
+//  - an operand whole (replicated) where the result is split follows the
+//    split without communication: a constant fill (or elementwise op of fills
+//    and broadcast dims) is made again in the shard shape, anything else is
+//    cut in place by shard_slice (each chip keeps its block);
 // Anything else gathers its split operands (all_gather) and runs replicated:
 // always correct, never a crash, and recorded in ShardingPlan::fallbacks.
 #pragma once

@@ -141,7 +141,7 @@ TensorType infer_conv2d(const std::vector<TensorType>& in, const Attrs& attrs) {
 }
 
 // Collectives: `group_size` chips; all_gather multiplies `dim`, reduce_scatter
-// divides it (evenly), all_to_all divides split_dim and multiplies concat_dim.
+// and shard_slice divide it (evenly), all_to_all divides split_dim and multiplies concat_dim.
 TensorType infer_collective(OpKind kind, const TensorType& x, const Attrs& attrs) {
   if (attrs.get_string("axes").empty()) fail("collective needs mesh 'axes'");
   const int64_t group = attrs.get_int("group_size");
@@ -161,7 +161,8 @@ TensorType infer_collective(OpKind kind, const TensorType& x, const Attrs& attrs
   };
   switch (kind) {
     case OpKind::AllGather: multiply("dim"); break;
-    case OpKind::ReduceScatter: divide("dim"); break;
+    case OpKind::ReduceScatter:
+    case OpKind::ShardSlice: divide("dim"); break;
     case OpKind::AllToAll:
       divide("split_dim");
       multiply("concat_dim");
@@ -455,7 +456,8 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
     case OpKind::AllGather:
     case OpKind::ReduceScatter:
     case OpKind::AllReduce:
-    case OpKind::AllToAll: return infer_collective(kind, in[0], attrs);
+    case OpKind::AllToAll:
+    case OpKind::ShardSlice: return infer_collective(kind, in[0], attrs);
     case OpKind::RmsNorm: {
       require_float(in[0], "rms_norm input");
       require_float(in[1], "rms_norm weight");

@@ -39,6 +39,8 @@
 //  all_reduce(x){axes, group_size}           group's elementwise sum, on every member
 //  all_to_all(x){axes, group_size, split_dim, concat_dim}  block r of split_dim
 //         goes to member r; received blocks concatenated on concat_dim in member order
+//  shard_slice(x){axes, group_size, dim}     member r keeps block r of its own
+//         (replicated) x along dim; no data moves between chips
 // Backward ops (made by the compiler's autodiff, compiler/autodiff.h):
 //  greater(a, b)                      1 where a > b, else 0 (numpy broadcasting,
 //                                     same float dtype); no gradient of its own
@@ -127,7 +129,8 @@ namespace meshtest {
   X(MaxPool2dBackward, "max_pool2d_backward", 2, 2)       \
   X(AvgPool2dBackward, "avg_pool2d_backward", 1, 1)       \
   X(EmbeddingBackward, "embedding_backward", 2, 2)        \
-  X(SliceBackward, "slice_backward", 1, 1)
+  X(SliceBackward, "slice_backward", 1, 1)                \
+  X(ShardSlice, "shard_slice", 1, 1)
 
 enum class OpKind {
 #define MESHTEST_OP_ENUM(e, name, lo, hi) e,

@@ -53,7 +53,7 @@ Tensor sum_group(const std::vector<const Tensor*>& members) {
 
 bool is_collective(OpKind kind) {
   return kind == OpKind::AllGather || kind == OpKind::ReduceScatter || kind == OpKind::AllReduce ||
-         kind == OpKind::AllToAll;
+         kind == OpKind::AllToAll || kind == OpKind::ShardSlice;
 }
 
 CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mesh,
@@ -109,6 +109,14 @@ CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mes
             result.per_chip[static_cast<size_t>(members[static_cast<size_t>(r)])] = slice_block(sum, dim, r, g);
           }
           result.bytes_moved += (g - 1) * bytes;
+          break;
+        }
+        case OpKind::ShardSlice: {  // each member cuts its own block: nothing moves
+          const int64_t dim = dim_attr("dim");
+          for (int64_t r = 0; r < g; ++r) {
+            const size_t m = static_cast<size_t>(members[static_cast<size_t>(r)]);
+            result.per_chip[m] = slice_block(*in[static_cast<size_t>(r)], dim, r, g);
+          }
           break;
         }
         case OpKind::AllToAll: {

@@ -83,6 +83,7 @@ Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
     case OpKind::ReduceScatter:
     case OpKind::AllReduce:
     case OpKind::AllToAll:
+    case OpKind::ShardSlice:
       throw RuntimeError("collectives run only on a mesh; the reference runs the unsharded graph");
     default:
       break;

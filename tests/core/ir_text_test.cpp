@@ -138,6 +138,9 @@ Graph every_op_graph() {
   a2a.set("split_dim", int64_t{0});
   a2a.set("concat_dim", int64_t{2});
   b.output("exchanged", b.op(OpKind::AllToAll, {x}, a2a));
+  Attrs slice = group("model");
+  slice.set("dim", int64_t{0});
+  b.output("sliced", b.op(OpKind::ShardSlice, {x}, slice));
   b.output("passthrough", x);  // an output that is a parameter
   return b.finish();
 }

@@ -130,6 +130,8 @@ TEST_P(CollectiveProperty, MatchesHostComputation) {
     const CollectiveResult ag = run_collective(OpKind::AllGather, {{"axes", axes}, {"dim", dim}}, k.mesh, ptrs);
     // reduce_scatter along dim: block r of the sum to rank r.
     const CollectiveResult rs = run_collective(OpKind::ReduceScatter, {{"axes", axes}, {"dim", dim}}, k.mesh, ptrs);
+    // shard_slice along dim: rank r keeps block r of its own operand.
+    const CollectiveResult sl = run_collective(OpKind::ShardSlice, {{"axes", axes}, {"dim", dim}}, k.mesh, ptrs);
     // all_to_all: split `dim`, concat `other`.
     const CollectiveResult a2a =
         run_collective(OpKind::AllToAll, {{"axes", axes}, {"split_dim", dim}, {"concat_dim", other}}, k.mesh, ptrs);
@@ -166,6 +168,13 @@ TEST_P(CollectiveProperty, MatchesHostComputation) {
         for (int64_t m : members) sum += at(in[static_cast<size_t>(m)], global);
         ASSERT_FLOAT_EQ(at(got_rs, idx), sum);
       });
+      const Tensor& got_sl = sl.per_chip[static_cast<size_t>(chip)];
+      ASSERT_EQ(got_sl.shape(), ss);
+      for_each_index(ss, [&](const std::vector<int64_t>& idx) {
+        std::vector<int64_t> global = idx;
+        global[static_cast<size_t>(dim)] += my_rank * ss[static_cast<size_t>(dim)];
+        ASSERT_EQ(at(got_sl, idx), at(in[static_cast<size_t>(chip)], global));
+      });
       const Tensor& got_a2a = a2a.per_chip[static_cast<size_t>(chip)];
       Shape as = s;
       as[static_cast<size_t>(dim)] /= g;
@@ -184,6 +193,7 @@ TEST_P(CollectiveProperty, MatchesHostComputation) {
     const int64_t bytes = static_cast<int64_t>(in[0].nbytes());
     EXPECT_EQ(ag.bytes_moved, chips * (g - 1) * bytes);
     EXPECT_EQ(ar.bytes_moved, chips / g * 2 * (g - 1) * bytes);
+    EXPECT_EQ(sl.bytes_moved, 0);
   }
 }
 
