@@ -45,7 +45,10 @@ class Sharder {
     for (const Param& p : global_.params) add_param(p, request);
     for (size_t i = 0; i < global_.ops.size(); ++i) shard_op(i);
     for (const GraphOutput& o : global_.outputs) {
-      const Local& l = map_[static_cast<size_t>(o.value)];
+      Local l = map_[static_cast<size_t>(o.value)];
+      if (const auto it = request.output_specs.find(o.name); it != request.output_specs.end()) {
+        l = leave_as(o, l, to_sharding("output '" + o.name + "'", gtype(o.value), it->second));
+      }
       out_.outputs.push_back({o.name, l.value});
       if (!l.sharding.is_replicated()) plan_.outputs[o.name] = l.sharding;
     }
@@ -57,7 +60,7 @@ class Sharder {
   void add_param(const Param& p, const ShardingRequest& request) {
     const TensorType& type = global_.type(p.value);
     Sharding s = Sharding::replicated(type.shape.size());
-    if (const auto it = request.specs.find(p.name); it != request.specs.end()) s = to_sharding(p.name, type, it->second);
+    if (const auto it = request.specs.find(p.name); it != request.specs.end()) s = to_sharding("param '" + p.name + "'", type, it->second);
     Param local = p;
     local.value = out_.add_value({type.dtype, local_shape(mesh_, type.shape, s)}, p.name);
     if (!s.is_replicated()) {
@@ -69,9 +72,10 @@ class Sharder {
     map_[static_cast<size_t>(p.value)] = {out_.params.back().value, s};
   }
 
-  Sharding to_sharding(const std::string& name, const TensorType& type, const NamedPartitionSpec& spec) {
+  // `what`: "param 'wq'" or "output 'grad/wq'", for messages.
+  Sharding to_sharding(const std::string& what, const TensorType& type, const NamedPartitionSpec& spec) {
     if (spec.size() > type.shape.size()) {
-      throw CompileError("shard spec of '" + name + "' has " + std::to_string(spec.size()) + " dims, the parameter is " +
+      throw CompileError("shard spec of " + what + " has " + std::to_string(spec.size()) + " dims, it is " +
                          type_to_string(type));
     }
     Sharding s = Sharding::replicated(type.shape.size());
@@ -79,8 +83,8 @@ class Sharder {
     for (size_t d = 0; d < spec.size(); ++d) {
       for (const std::string& axis : spec[d]) {
         const int a = mesh_.axis_index(axis);
-        if (a < 0) throw CompileError("shard spec of '" + name + "': mesh " + mesh_.text() + " has no axis '" + axis + "'");
-        if (used[static_cast<size_t>(a)]) throw CompileError("shard spec of '" + name + "' uses axis '" + axis + "' twice");
+        if (a < 0) throw CompileError("shard spec of " + what + ": mesh " + mesh_.text() + " has no axis '" + axis + "'");
+        if (used[static_cast<size_t>(a)]) throw CompileError("shard spec of " + what + " uses axis '" + axis + "' twice");
         used[static_cast<size_t>(a)] = true;
         s.dims[d].push_back(a);
       }
@@ -88,10 +92,18 @@ class Sharder {
     try {
       local_shape(mesh_, type.shape, s);
     } catch (const Error& e) {
-      plan_.fallbacks.push_back("param '" + name + "': " + e.what() + "; kept replicated");
+      plan_.fallbacks.push_back(what + ": " + e.what() + "; kept replicated");
       return Sharding::replicated(type.shape.size());
     }
     return s;
+  }
+
+  // Output `o` (now `l`) in split `want`: cut in place from whole dims,
+  // gathered first where it is split otherwise.
+  Local leave_as(const GraphOutput& o, Local l, const Sharding& want) {
+    if (const std::optional<ValueId> v = split_to(o.value, l, want)) return {*v, want};
+    l = gather(l);
+    return {*split_to(o.value, l, want), want};
   }
 
   // ---- emission helpers ----
@@ -705,14 +717,17 @@ NamedPartitionSpec parse_partition_spec(const std::string& text) {
 std::string ShardingRequest::fingerprint() const {
   std::string s = "mesh=" + mesh.text() + ":";
   for (const std::string& a : mesh.axis_names) s += a + ",";
-  for (const auto& [name, spec] : specs) {
+  auto add_spec = [&s](const std::string& name, const NamedPartitionSpec& spec) {
     s += ";" + name + "=";
     for (const auto& dim : spec) {
       s += "(";
       for (const std::string& a : dim) s += a + ",";
       s += ")";
     }
-  }
+  };
+  for (const auto& [name, spec] : specs) add_spec(name, spec);
+  s += ";outputs";
+  for (const auto& [name, spec] : output_specs) add_spec(name, spec);
   return s;
 }
 

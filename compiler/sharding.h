@@ -39,6 +39,11 @@ using NamedPartitionSpec = std::vector<std::vector<std::string>>;
 struct ShardingRequest {
   Mesh mesh;
   std::map<std::string, NamedPartitionSpec> specs;  // parameter name -> spec (absent: replicated)
+  // Output name -> the split it must leave the chips in (absent: whatever
+  // propagation gives). A whole result is cut in place (shard_slice), one
+  // split otherwise is gathered first. Training: each weight's gradient in
+  // its weight's split.
+  std::map<std::string, NamedPartitionSpec> output_specs;
 
   std::string fingerprint() const;  // canonical text, for compile-cache keys
 };

@@ -75,7 +75,8 @@ std::string format_number(double v) {
 // Data parallel: split with the batch, like the inputs (each chip holds its
 // own samples' gradient). Tensor parallel: the split the forward graph's
 // differentiated output gets (e.g. a vocabulary-split logits), so backward
-// starts where forward ended without gathering.
+// starts where forward ended without gathering; and every weight's gradient
+// is asked to leave in its weight's split.
 std::shared_ptr<const compiler::ShardingRequest> training_sharding(
     Parallelism parallelism, std::shared_ptr<const compiler::ShardingRequest> forward, const Graph& graph,
     const std::string& output, const runtime::ArchProfile& arch) {
@@ -84,6 +85,12 @@ std::shared_ptr<const compiler::ShardingRequest> training_sharding(
   compiler::NamedPartitionSpec& seed = request->specs[compiler::kSeedGradientInput];
   if (parallelism == Parallelism::TensorParallel) {
     seed = compiler::output_partition_spec(graph, *forward, output);
+    // Each weight's gradient leaves the chips in its weight's split.
+    for (const auto& [name, spec] : forward->specs) {
+      if (graph.find_param(name) != nullptr && graph.find_param(name)->kind == ParamKind::Weight) {
+        request->output_specs[compiler::kGradientPrefix + name] = spec;
+      }
+    }
     return request;
   }
   const Shape& shape = graph.type(training_output(graph, output).value).shape;

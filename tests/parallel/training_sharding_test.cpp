@@ -76,10 +76,20 @@ ShardingRequest data_parallel(const TrainingGraph& t) {
   return r;
 }
 
+// Random float inputs; integer inputs (token ids) cycle through 0..9.
 std::map<std::string, Tensor> feeds(const Graph& g) {
   std::map<std::string, Tensor> in;
   uint64_t seed = 3;
-  for (const Param* p : g.inputs()) in[p->name] = random_normal(g.type(p->value).shape, ++seed);
+  for (const Param* p : g.inputs()) {
+    const TensorType& t = g.type(p->value);
+    if (t.dtype != DType::I64) {
+      in[p->name] = random_normal(t.shape, ++seed);
+      continue;
+    }
+    std::vector<int64_t> ids(static_cast<size_t>(shape_numel(t.shape)));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 7) % 10);
+    in[p->name] = Tensor::from_i64(t.shape, ids);
+  }
   return in;
 }
 
@@ -131,6 +141,33 @@ TEST(TrainingSharding, TensorParallelGradientsKeepTheirWeightsSplit) {
     EXPECT_EQ(plan.outputs.at(std::string(kGradientPrefix) + name), plan.params.at(name)) << name;
   }
   expect_mesh_matches_reference(t, megatron());
+}
+
+// A vocabulary-split embedding table: the forward gathers it (a recorded
+// fallback), and its gradient, whole after backward, is asked back into the
+// table's split (output_specs) and cut in place.
+TEST(TrainingSharding, AGradientAskedIntoItsWeightsSplitLeavesInIt) {
+  GraphBuilder b("embed");
+  const ValueId ids = b.input("ids", DType::I64, {kB, kS});
+  const ValueId h = b.op(OpKind::Embedding, {ids, weight(b, "table", {10, kH}, 0.5)});
+  b.output("y", b.linear(h, weight(b, "w1", {2 * kH, kH}, 0.2)));
+  const TrainingGraph t = build_training_graph(b.finish(), "y");
+  ShardingRequest r;
+  r.mesh = {{1, 2}, {"batch", "model"}};
+  r.specs["table"] = {{"model"}, {}};
+  r.specs["w1"] = {{"model"}, {}};
+  for (const auto& [name, spec] : std::map<std::string, NamedPartitionSpec>(r.specs)) {
+    r.output_specs[std::string(kGradientPrefix) + name] = spec;
+  }
+  Graph local = t.graph;
+  const ShardingPlan plan = shard_graph(local, r);
+  verify_graph(local);
+  for (const char* name : {"table", "w1"}) {
+    ASSERT_TRUE(plan.outputs.count(std::string(kGradientPrefix) + name)) << name;
+    EXPECT_EQ(plan.outputs.at(std::string(kGradientPrefix) + name), plan.params.at(name)) << name;
+  }
+  EXPECT_EQ(producer(local, std::string(kGradientPrefix) + "table"), OpKind::ShardSlice);
+  expect_mesh_matches_reference(t, r);
 }
 
 TEST(TrainingSharding, DataParallelAllReducesEveryWeightGradient) {
