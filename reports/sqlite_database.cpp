@@ -3,8 +3,10 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "core/error.h"
 
@@ -93,13 +95,16 @@ SqliteDatabase::SqliteDatabase(const std::string& path) : path_(path) {
     throw Error("cannot open results database '" + path + "': " + msg);
   }
   sqlite3_busy_timeout(db_, 30000);
-  // Another process creating the same file can hold it briefly; the busy timeout paces each try.
+  // Another process creating the same file can hold it briefly. Switching to
+  // WAL can report busy at once, without the busy handler waiting, so the
+  // tries are paced here too (10, 20, ... ms: about 4 s in all).
   for (int attempt = 1;; ++attempt) {
     try {
       exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768;");
       break;
     } catch (const SqlBusy&) {
-      if (attempt == 20) throw;
+      if (attempt == 28) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10 * attempt));
     }
   }
 }

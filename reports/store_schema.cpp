@@ -82,7 +82,11 @@ int latest_schema_version() { return static_cast<int>(kMigrations.size()); }
 
 void migrate_schema(SqlDatabase& db, int target) {
   if (target < 0) target = latest_schema_version();
-  if (db.schema_version() == target) return;  // the common case, without taking the write lock
+  try {
+    if (db.schema_version() == target) return;  // the common case, without taking the write lock
+  } catch (const SqlBusy&) {
+    // another process is creating or migrating the store: the transaction below waits for it
+  }
   with_transaction(db, [&] {
     db.lock_for_migration();
     const int current = db.schema_version();
