@@ -417,15 +417,41 @@ class Sharder {
     return all_reduce(v, a_k, s);
   }
 
+  // A vocabulary split (Megatron's vocab-parallel embedding): each chip looks
+  // up the ids in its rows (embedding_shard, zeros for other chips' rows,
+  // its first row from a small replicated table of starts cut by
+  // shard_slice), and one all_reduce over the split's axes adds the parts.
   std::optional<Local> embedding_rule(const Op& op, std::vector<Local>& in, std::string& why) {
     const Sharding& table = in[1].sharding;
-    if (!table.dims[0].empty()) {
-      why = "embedding table split over the vocabulary";
-      return std::nullopt;
-    }
     Sharding s = in[0].sharding;
     s.dims.push_back(table.dims[1]);
-    return Local{emit(op.kind, {in[0].value, in[1].value}, op.attrs), s};
+    const std::vector<int>& vocab_axes = table.dims[0];
+    if (vocab_axes.empty()) return Local{emit(op.kind, {in[0].value, in[1].value}, op.attrs), s};
+    Sharding with_vocab = s;
+    with_vocab.dims.back().insert(with_vocab.dims.back().end(), vocab_axes.begin(), vocab_axes.end());
+    if (uses_an_axis_twice(with_vocab)) {
+      why = "embedding table split over the vocabulary on axes its ids are split over";
+      return std::nullopt;
+    }
+    const int64_t group = axes_size(mesh_, vocab_axes);
+    const int64_t rows = out_.type(in[1].value).shape[0];  // this chip's rows
+    std::vector<int64_t> starts(static_cast<size_t>(group));
+    for (int64_t r = 0; r < group; ++r) starts[static_cast<size_t>(r)] = r * rows;
+    const ValueId all_starts = add_constant_param("shard/vocab_starts/op" + std::to_string(out_.ops.size()),
+                                                  Tensor::from_i64({group}, starts));
+    const ValueId start = collective(OpKind::ShardSlice, all_starts, vocab_axes, {{"dim", int64_t{0}}});
+    return all_reduce(emit(OpKind::EmbeddingShard, {in[0].value, in[1].value, start}, {}), vocab_axes, s);
+  }
+
+  // A replicated weight of the local graph holding `data`.
+  ValueId add_constant_param(const std::string& name, Tensor data) {
+    Param p;
+    p.name = name;
+    p.kind = ParamKind::Weight;
+    p.value = out_.add_value({data.dtype(), data.shape()}, name);
+    p.data = std::move(data);
+    out_.params.push_back(std::move(p));
+    return out_.params.back().value;
   }
 
   // Groups of consecutive non-1 dims with equal products; a split may sit on

@@ -3,6 +3,8 @@
 // chip of the mesh runs, with collectives inserted where shards must meet.
 //
 // Rules (Megatron / GSPMD style, see sharding.cpp for each op):
+//  - embedding with its table split over the vocabulary: each chip looks up
+//    its own rows (embedding_shard), one all_reduce adds the parts;
 //  - linear with a weight split on its output dim: column-parallel, result
 //    split on its last dim; split on its input dim with the activation split
 //    the same way: row-parallel, partial sums, one all_reduce (bias after);

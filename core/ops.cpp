@@ -400,6 +400,9 @@ TensorType infer_type(OpKind kind, const std::vector<TensorType>& in, const Attr
       require_float(in[0], "softmax input");
       normalize_axis(attrs.get_int("axis", -1), static_cast<int64_t>(in[0].shape.size()));
       return in[0];
+    case OpKind::EmbeddingShard:
+      if (in[2].dtype != DType::I64 || checked_numel(in[2].shape) != 1) fail("embedding_shard start must be i64[1]");
+      [[fallthrough]];
     case OpKind::Embedding: {
       if (in[0].dtype != DType::I32 && in[0].dtype != DType::I64) fail("embedding ids must be i32 or i64");
       require_rank(in[1], 2, "embedding table");

@@ -41,6 +41,10 @@
 //         goes to member r; received blocks concatenated on concat_dim in member order
 //  shard_slice(x){axes, group_size, dim}     member r keeps block r of its own
 //         (replicated) x along dim; no data moves between chips
+//  embedding_shard(ids[...], table[Vs,D], start i64[1]) -> [..., D]: one chip's
+//         part of a vocabulary-split embedding: rows start..start+Vs-1 of the
+//         whole table are this chip's; ids outside them give zero rows (their
+//         chip adds them in the all_reduce that follows); negative ids = error
 // Backward ops (made by the compiler's autodiff, compiler/autodiff.h):
 //  greater(a, b)                      1 where a > b, else 0 (numpy broadcasting,
 //                                     same float dtype); no gradient of its own
@@ -130,7 +134,8 @@ namespace meshtest {
   X(AvgPool2dBackward, "avg_pool2d_backward", 1, 1)       \
   X(EmbeddingBackward, "embedding_backward", 2, 2)        \
   X(SliceBackward, "slice_backward", 1, 1)                \
-  X(ShardSlice, "shard_slice", 1, 1)
+  X(ShardSlice, "shard_slice", 1, 1)                      \
+  X(EmbeddingShard, "embedding_shard", 3, 3)
 
 enum class OpKind {
 #define MESHTEST_OP_ENUM(e, name, lo, hi) e,

@@ -91,6 +91,7 @@ RuleRow rule_row(OpKind kind) {
     case OpKind::AllReduce:
     case OpKind::AllToAll:
     case OpKind::ShardSlice:
+    case OpKind::EmbeddingShard:
     case OpKind::Conv2dBackwardInput:
     case OpKind::Conv2dBackwardWeight:
     case OpKind::MaxPool2dBackward:

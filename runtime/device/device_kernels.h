@@ -68,6 +68,8 @@ void transpose(const Tensor& x, const Attrs& attrs, Tensor& out);
 void concat(const std::vector<const Tensor*>& xs, const Attrs& attrs, Tensor& out);
 void slice(const Tensor& x, const Attrs& attrs, Tensor& out);
 void embedding(const Tensor& ids, const Tensor& table, Tensor& out);
+// embedding_shard: `table` holds rows start[0].. of the whole table; other ids give zeros.
+void embedding_shard(const Tensor& ids, const Tensor& table, const Tensor& start, Tensor& out);
 
 // ---- device_kernels_composite.cpp (compiler composites; f32 inside) ----
 void rms_norm(const Tensor& x, const Tensor& w, const Attrs& attrs, Tensor& out);

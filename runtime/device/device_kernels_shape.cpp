@@ -121,23 +121,40 @@ void slice(const Tensor& x, const Attrs& attrs, Tensor& out) {
                   });
 }
 
-void embedding(const Tensor& ids, const Tensor& table, Tensor& out) {
+namespace {
+
+// Rows of `table` (which holds rows first.. of the whole table) for `ids`;
+// with `whole_table`, an id outside it is an error, else a zero row.
+void gather_rows(const Tensor& ids, const Tensor& table, int64_t first, bool whole_table, Tensor& out) {
   if (table.dtype() != out.dtype()) throw RuntimeError("embedding table dtype differs from the result");
-  const int64_t vocab = table.dim(0);
-  const int64_t width = table.dim(1);
-  const size_t row_bytes = static_cast<size_t>(width) * element_size(table);
+  const int64_t rows = table.dim(0);
+  const size_t row_bytes = static_cast<size_t>(table.dim(1)) * element_size(table);
   const auto* src = static_cast<const uint8_t*>(table.raw_data());
   auto* dst = static_cast<uint8_t*>(out.raw_data());
   const int64_t n = ids.numel();
   for (int64_t i = 0; i < n; ++i) {
     const int64_t id = ids.dtype() == DType::I32 ? ids.data<int32_t>()[i] : ids.data<int64_t>()[i];
-    if (id < 0 || id >= vocab) {
+    const int64_t row = id - first;
+    if (id < 0 || (whole_table && row >= rows)) {
       throw RuntimeError("embedding id " + std::to_string(id) + " at position " + std::to_string(i) +
-                         " is out of range [0, " + std::to_string(vocab) + ")");
+                         " is out of range [0, " + std::to_string(rows) + ")");
     }
-    if (row_bytes > 0)
-      std::memcpy(dst + static_cast<size_t>(i) * row_bytes, src + static_cast<size_t>(id) * row_bytes, row_bytes);
+    if (row_bytes == 0) continue;
+    uint8_t* to = dst + static_cast<size_t>(i) * row_bytes;
+    if (row >= 0 && row < rows) {
+      std::memcpy(to, src + static_cast<size_t>(row) * row_bytes, row_bytes);
+    } else {
+      std::memset(to, 0, row_bytes);  // another chip's row
+    }
   }
+}
+
+}  // namespace
+
+void embedding(const Tensor& ids, const Tensor& table, Tensor& out) { gather_rows(ids, table, 0, true, out); }
+
+void embedding_shard(const Tensor& ids, const Tensor& table, const Tensor& start, Tensor& out) {
+  gather_rows(ids, table, start.data<int64_t>()[0], false, out);
 }
 
 }  // namespace meshtest::runtime::device_kernels

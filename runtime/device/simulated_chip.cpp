@@ -100,6 +100,8 @@ void dispatch_kernel(const DeviceInstr& instr, const std::vector<const Tensor*>&
       return k::softmax(*in[0], attrs, out);
     case OpKind::Embedding:
       return k::embedding(*in[0], *in[1], out);
+    case OpKind::EmbeddingShard:
+      return k::embedding_shard(*in[0], *in[1], *in[2], out);
     case OpKind::Reshape:
       return k::copy_reshape(*in[0], out);
     case OpKind::Transpose:

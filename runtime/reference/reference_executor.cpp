@@ -84,7 +84,8 @@ Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
     case OpKind::AllReduce:
     case OpKind::AllToAll:
     case OpKind::ShardSlice:
-      throw RuntimeError("collectives run only on a mesh; the reference runs the unsharded graph");
+    case OpKind::EmbeddingShard:
+      throw RuntimeError("collectives and shard-local ops run only on a mesh; the reference runs the unsharded graph");
     default:
       break;
   }

@@ -141,6 +141,8 @@ Graph every_op_graph() {
   Attrs slice = group("model");
   slice.set("dim", int64_t{0});
   b.output("sliced", b.op(OpKind::ShardSlice, {x}, slice));
+  const ValueId start = b.weight("vocab_start", Tensor::from_i64({1}, {16}));
+  b.output("vocab_part", b.op(OpKind::EmbeddingShard, {ids, b.weight("table_part", {16, 4}, Initializer::constant(1.0)), start}));
   b.output("passthrough", x);  // an output that is a parameter
   return b.finish();
 }

@@ -143,9 +143,10 @@ TEST(TrainingSharding, TensorParallelGradientsKeepTheirWeightsSplit) {
   expect_mesh_matches_reference(t, megatron());
 }
 
-// A vocabulary-split embedding table: the forward gathers it (a recorded
-// fallback), and its gradient, whole after backward, is asked back into the
-// table's split (output_specs) and cut in place.
+// A vocabulary-split embedding table: the forward looks up each chip's rows
+// (embedding_shard + all_reduce), and the table's gradient, whole after
+// backward, is asked back into the table's split (output_specs) and cut in
+// place.
 TEST(TrainingSharding, AGradientAskedIntoItsWeightsSplitLeavesInIt) {
   GraphBuilder b("embed");
   const ValueId ids = b.input("ids", DType::I64, {kB, kS});
@@ -162,6 +163,8 @@ TEST(TrainingSharding, AGradientAskedIntoItsWeightsSplitLeavesInIt) {
   Graph local = t.graph;
   const ShardingPlan plan = shard_graph(local, r);
   verify_graph(local);
+  EXPECT_TRUE(plan.fallbacks.empty()) << plan.fallbacks_text();  // vocab-parallel lookup
+  EXPECT_EQ(count(local, OpKind::EmbeddingShard), 1);
   for (const char* name : {"table", "w1"}) {
     ASSERT_TRUE(plan.outputs.count(std::string(kGradientPrefix) + name)) << name;
     EXPECT_EQ(plan.outputs.at(std::string(kGradientPrefix) + name), plan.params.at(name)) << name;
