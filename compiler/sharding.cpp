@@ -107,6 +107,12 @@ class Sharder {
   }
 
   // ---- emission helpers ----
+  static std::vector<ValueId> values_of(const std::vector<Local>& in) {
+    std::vector<ValueId> values;
+    for (const Local& l : in) values.push_back(l.value);
+    return values;
+  }
+
   const TensorType& gtype(ValueId global_value) const { return global_.type(global_value); }
 
   ValueId emit(OpKind kind, std::vector<ValueId> inputs, Attrs attrs) {
@@ -404,11 +410,9 @@ class Sharder {
     }
     s.dims[out_rank - 2] = a.dims[as.size() - 2];
     s.dims[out_rank - 1] = b.dims[bs.size() - 1];
-    std::vector<int> all;
-    for (const auto& d : s.dims) all.insert(all.end(), d.begin(), d.end());
-    all.insert(all.end(), a_k.begin(), a_k.end());
-    std::sort(all.begin(), all.end());
-    if (std::adjacent_find(all.begin(), all.end()) != all.end()) {
+    Sharding with_contraction = s;  // the partial sums' axes count as used too
+    with_contraction.dims.push_back(a_k);
+    if (uses_an_axis_twice(with_contraction)) {
       why = "matmul result would be split twice over one mesh axis";
       return std::nullopt;
     }
@@ -517,9 +521,7 @@ class Sharder {
       why = "norm over a split dim";
       return std::nullopt;
     }
-    std::vector<ValueId> values;
-    for (const Local& l : in) values.push_back(l.value);
-    return Local{emit(op.kind, values, op.attrs), in[0].sharding};
+    return Local{emit(op.kind, values_of(in), op.attrs), in[0].sharding};
   }
 
   std::optional<Local> reduce_rule(const Op& op, const Local& x, size_t out_rank, std::string& why) {
@@ -599,9 +601,7 @@ class Sharder {
         }
       }
     }
-    std::vector<ValueId> values;
-    for (const Local& l : in) values.push_back(l.value);
-    return Local{emit(op.kind, values, op.attrs), s};
+    return Local{emit(op.kind, values_of(in), op.attrs), s};
   }
 
   // The dim-0 (batch) split shared by the first `batched` operands, every
@@ -622,12 +622,6 @@ class Sharder {
       }
     }
     return in[0].sharding.dims[0];
-  }
-
-  std::vector<ValueId> values_of(const std::vector<Local>& in) const {
-    std::vector<ValueId> values;
-    for (const Local& l : in) values.push_back(l.value);
-    return values;
   }
 
   // conv / pools / batch_norm and their input gradients: only a dim-0

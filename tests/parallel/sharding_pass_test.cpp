@@ -11,6 +11,7 @@
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "runner/simulated_backend.h"
+#include "tests/parallel/graph_queries.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest::compiler {
@@ -42,11 +43,7 @@ ShardingRequest megatron(int64_t n) {
   return r;
 }
 
-int count(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (const Op& op : g.ops) n += op.kind == kind;
-  return n;
-}
+using testing::count;
 
 TEST(ShardPass, AttentionSplitsByHeadsWithOneAllReduce) {
   Graph g = attention();

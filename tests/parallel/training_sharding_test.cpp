@@ -12,6 +12,7 @@
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "runner/simulated_backend.h"
+#include "tests/parallel/graph_queries.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest::compiler {
@@ -111,11 +112,7 @@ void expect_mesh_matches_reference(const TrainingGraph& t, const ShardingRequest
   }
 }
 
-int count(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (const Op& op : g.ops) n += op.kind == kind;
-  return n;
-}
+using testing::count;
 
 // The kind of op that makes the output `name` of `g`.
 OpKind producer(const Graph& g, const std::string& name) {
