@@ -37,6 +37,14 @@ std::string_view failure_kind_name(FailureKind kind) {
   return "";
 }
 
+FailureKind parse_failure_kind(std::string_view name) {
+  for (FailureKind k : {FailureKind::Exception, FailureKind::Crash, FailureKind::Hang, FailureKind::Timeout,
+                        FailureKind::Oom}) {
+    if (failure_kind_name(k) == name) return k;
+  }
+  return FailureKind::None;
+}
+
 std::string utc_now_iso8601() {
   using namespace std::chrono;
   const auto now = system_clock::now();

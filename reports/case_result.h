@@ -17,6 +17,7 @@ enum class FailureKind { None, Exception, Crash, Hang, Timeout, Oom };
 std::string_view outcome_name(Outcome outcome);  // "passed", "failed", ...
 Outcome parse_outcome(std::string_view name);     // inverse of outcome_name; unknown: Error
 std::string_view failure_kind_name(FailureKind kind);  // "", "exception", "crash", ...
+FailureKind parse_failure_kind(std::string_view name);  // inverse of failure_kind_name; unknown: None
 
 struct OutputResult {
   std::string name;

@@ -10,17 +10,8 @@ namespace meshtest::reports {
 
 namespace {
 
-const char* const kRunColumns = "run_id, git_sha, host, argv, arch, selection, versions, started_at, finished_at";
-
-RunInfo run_from_row(const SqlRow& row) {
-  return {row.text(0), row.text(1), row.text(2), row.text(3), row.text(4),
-          row.text(5), row.text(6), row.text(7), row.text(8)};
-}
-
 std::string results_select() {
-  std::string cols;
-  for (const auto& c : result_columns()) cols += (cols.empty() ? "results." : ", results.") + c;
-  return "SELECT " + cols + " FROM results ";
+  return "SELECT " + column_list(result_columns(), "results") + " FROM results ";
 }
 
 }  // namespace
@@ -28,10 +19,15 @@ std::string results_select() {
 SqlStore::SqlStore(std::unique_ptr<SqlDatabase> db) : db_(std::move(db)) { migrate_schema(*db_); }
 
 void SqlStore::begin_run(const RunInfo& run) {
+  std::vector<SqlValue> values = run_values(run);
+  const auto& columns = run_columns();
+  values[std::find(columns.begin(), columns.end(), "finished_at") - columns.begin()] = nullptr;  // until finish_run
+  std::string marks;
+  for (size_t i = 0; i < columns.size(); ++i) marks += i ? ",?" : "?";
   with_transaction(*db_, [&] {
-    db_->run(std::string("INSERT INTO runs (") + kRunColumns +
-                 ") VALUES (?,?,?,?,?,?,?,?,NULL) ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL",
-             {run.run_id, run.git_sha, run.host, run.argv, run.arch, run.selection, run.versions, run.started_at});
+    db_->run("INSERT INTO runs (" + column_list(columns) + ") VALUES (" + marks +
+                 ") ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL",
+             values);
   });
 }
 
@@ -43,8 +39,8 @@ void SqlStore::finish_run(const std::string& run_id, const std::string& finished
 void SqlStore::record(const std::string& run_id, const CaseResult& result) { record_batch(run_id, {result}); }
 
 void SqlStore::record_batch(const std::string& run_id, const std::vector<CaseResult>& results) {
-  static const std::string kResultSql = upsert_sql("results", result_columns(), 3);
-  static const std::string kOutputSql = upsert_sql("result_outputs", output_columns(), 5);
+  static const std::string kResultSql = upsert_sql("results", result_columns(), result_key_columns());
+  static const std::string kOutputSql = upsert_sql("result_outputs", output_columns(), output_key_columns());
   with_transaction(*db_, [&] {
     auto insert_result = db_->prepare(kResultSql);
     std::unique_ptr<SqlStatement> insert_output;
@@ -108,7 +104,7 @@ std::map<std::string, CaseHistory> SqlStore::case_history(int max_runs, const st
 
 std::vector<RunInfo> SqlStore::runs_where(const std::string& where_sql, const std::vector<SqlValue>& params) {
   std::vector<RunInfo> runs;
-  for (const SqlRow& row : db_->query(std::string("SELECT ") + kRunColumns + " FROM runs " + where_sql, params)) {
+  for (const SqlRow& row : db_->query("SELECT " + column_list(run_columns()) + " FROM runs " + where_sql, params)) {
     runs.push_back(run_from_row(row));
   }
   return runs;
@@ -127,14 +123,14 @@ std::optional<RunInfo> SqlStore::find_run(const std::string& run_id) {
 void SqlStore::attach_outputs(const std::string& run_id, std::vector<CaseResult>& results) {
   std::map<std::pair<std::string, int>, CaseResult*> by_key;
   for (CaseResult& r : results) by_key[{r.test_id, r.attempt}] = &r;
-  const auto rows = db_->query(
-      "SELECT test_id, attempt, output_name, pcc, atol, rel_l2, passed, kind FROM result_outputs WHERE run_id = ? "
-      "ORDER BY test_id, attempt, position, kind, output_name",
-      {run_id});
+  const auto rows = db_->query("SELECT " + column_list(output_columns()) +
+                                    " FROM result_outputs WHERE run_id = ? "
+                                    "ORDER BY test_id, attempt, position, kind, output_name",
+                                {run_id});
   for (const SqlRow& row : rows) {
-    auto it = by_key.find({row.text(0), static_cast<int>(row.integer(1))});
+    auto it = by_key.find({row.text(1), static_cast<int>(row.integer(2))});
     if (it == by_key.end()) continue;
-    it->second->outputs.push_back({row.text(2), row.real(3), row.real(4), row.real(5), row.integer(6) != 0, row.text(7)});
+    it->second->outputs.push_back(output_from_row(row));
   }
 }
 

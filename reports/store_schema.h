@@ -1,6 +1,8 @@
 // The results schema as an ordered list of migrations (version i -> i+1),
 // applied under a write lock so concurrent openers migrate exactly once.
-// Documented in docs/results-schema.md; never edit a released migration, add one.
+// Derived from the field descriptions (reports/record_fields.h): a new field
+// names the next version in `since`; never change a released field's version
+// or remove it. Documented in docs/results-schema.md.
 #pragma once
 
 #include "reports/sql_database.h"

@@ -25,9 +25,6 @@ std::string encode_heartbeat_message();
 std::string encode_result_message(const reports::CaseResult& result);
 WorkerMessage decode_message(std::string_view line);
 
-// The inverse of reports::result_to_json (null metrics become NaN).
-reports::CaseResult result_from_json(const nlohmann::json& json);
-
 // Splits a byte stream into lines (without the '\n').
 class LineReader {
  public:

@@ -147,6 +147,29 @@ TEST_F(Engine, ProcessIsolationIsTheDefaultAndNoneRunsInProcess) {
   EXPECT_NE(r.output.find("1 passed, 1 failed"), std::string::npos) << r.output;
 }
 
+TEST_F(Engine, ProcessIsolationStoresWhatInProcessStores) {
+  // The worker's record crosses a pipe as JSON; nothing may be lost on the way
+  // (compile statistics and peak L1 once were). A zoo case from the default
+  // models root; optimization level 2 places mnist's activations in L1.
+  const std::string figures =
+      "SELECT compile_stats, peak_device_l1_bytes, peak_device_dram_bytes, device_ops, mesh FROM results";
+  std::map<std::string, std::string> stored;
+  for (const std::string isolation : {"process", "none"}) {
+    const fs::path store = dir / (isolation + ".db");
+    const Result r = run("run --optimization-level 2 --isolation " + isolation + " --cache-dir " + (dir / ("cache_" + isolation)).string() +
+                         " --config-dir " + (dir / "config").string() + " --db " + store.string() +
+                         " mnist/image_classification/native-mlp-single_device-inference");
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto rows = query(store, figures);
+    ASSERT_EQ(rows.size(), 1u) << isolation;
+    stored[isolation] = rows[0];
+  }
+  EXPECT_EQ(stored["process"], stored["none"]);
+  const std::string& row = stored["process"];
+  EXPECT_NE(row.find("plan-memory.peak_l1_bytes="), std::string::npos) << "no compile statistics: " << row;
+  EXPECT_GT(std::stoll(row.substr(row.find('|') + 1)), 0) << "no peak L1: " << row;
+}
+
 TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
   const fs::path gate = dir / "gate";
   std::ofstream(gate) << "closed\n";

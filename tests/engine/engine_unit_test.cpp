@@ -13,6 +13,7 @@
 #include "runner/shard.h"
 #include "runner/worker_main.h"
 #include "runner/worker_protocol.h"
+#include "tests/reports/sample_results.h"
 
 namespace meshtest::runner {
 namespace {
@@ -117,18 +118,9 @@ TEST(Shard, RejectsMalformedSpecs) {
 }
 
 TEST(WorkerProtocol, ResultRoundTripsThroughJson) {
-  reports::CaseResult r;
-  r.test_id = "a-b-single_device-inference";
-  r.outcome = reports::Outcome::Failed;
-  r.failure_kind = reports::FailureKind::Exception;
-  r.phase = "compile";
-  r.pcc = 0.5;
-  r.attempt = 3;
-  r.markers = {"x", "y"};
-  r.outputs.push_back({"logits", 0.5, 0.1, NAN, false});
-  r.outputs.push_back({"conv.weight", 0.4, 0.2, 0.3, false, "gradient"});  // training
-  r.execution_pass = "BACKWARD";
-  r.seconds.compile = 1.25;
+  // Every field set: the worker's record reaches the parent whole (compile
+  // statistics and peak L1 were once dropped here).
+  const reports::CaseResult r = reports::testing::full_result("a-b-single_device-inference");
   LineReader lines;
   const std::string bytes = encode_phase_message("compile") + encode_heartbeat_message() + encode_result_message(r);
   lines.feed(bytes.data(), 5);
@@ -138,7 +130,7 @@ TEST(WorkerProtocol, ResultRoundTripsThroughJson) {
   const WorkerMessage m = decode_message(*lines.next());
   ASSERT_EQ(m.kind, WorkerMessage::Kind::Result);
   EXPECT_FALSE(lines.next());
-  EXPECT_EQ(reports::result_to_json(m.result), reports::result_to_json(r));
+  reports::testing::expect_every_field_equal(m.result, r, /*through_json=*/true);
 }
 
 TEST(WorkerProtocol, RequestsRoundTrip) {
