@@ -25,22 +25,24 @@ Projected project(LayerContext& ctx, const std::string& prefix, ValueId x, const
                   int64_t kv_width) {
   GraphBuilder& b = ctx.builder;
   const int64_t hidden = b.shape(x).back();
-  const LinearInit qkv_init = with_bias(spec.init, spec.qkv_bias);
+  const LinearInit v_init = with_bias(spec.init, spec.qkv_bias);
+  LinearInit qk_init = v_init;
+  if (spec.score_std > 0) qk_init.weight = init::query_key(hidden, spec.score_std);
   switch (spec.layout) {
     case QkvLayout::Separate:
-      return {linear(ctx, join_name(prefix, spec.query), x, q_width, qkv_init),
-              linear(ctx, join_name(prefix, spec.key), x, kv_width, with_bias(qkv_init, spec.key_bias)),
-              linear(ctx, join_name(prefix, spec.value), x, kv_width, qkv_init)};
+      return {linear(ctx, join_name(prefix, spec.query), x, q_width, qk_init),
+              linear(ctx, join_name(prefix, spec.key), x, kv_width, with_bias(qk_init, spec.key_bias)),
+              linear(ctx, join_name(prefix, spec.value), x, kv_width, v_init)};
     case QkvLayout::FusedInProj:
     case QkvLayout::FusedConv1D: {
       const int64_t width = q_width + 2 * kv_width;
       ValueId qkv;
       if (spec.layout == QkvLayout::FusedConv1D) {
-        qkv = conv1d_linear(ctx, join_name(prefix, spec.query), x, width, qkv_init);
+        qkv = conv1d_linear(ctx, join_name(prefix, spec.query), x, width, qk_init);
       } else {
-        const ValueId w = ctx.weight(join_name(prefix, spec.query + "_weight"), {width, hidden}, qkv_init.weight);
-        const ValueId bias = qkv_init.bias ? ctx.weight(join_name(prefix, spec.query + "_bias"), {width}, *qkv_init.bias)
-                                           : kNoValue;
+        const ValueId w = ctx.weight(join_name(prefix, spec.query + "_weight"), {width, hidden}, qk_init.weight);
+        const ValueId bias = qk_init.bias ? ctx.weight(join_name(prefix, spec.query + "_bias"), {width}, *qk_init.bias)
+                                          : kNoValue;
         qkv = b.linear(x, w, bias);
       }
       return {b.slice(qkv, 2, 0, q_width), b.slice(qkv, 2, q_width, q_width + kv_width),

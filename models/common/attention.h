@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "models/common/init.h"
 #include "models/common/linear.h"
 
 namespace meshtest::models {
@@ -28,7 +29,10 @@ struct AttentionSpec {
   std::string key = "self.key";
   std::string value = "self.value";
   std::string output = "output.dense";
-  LinearInit init;                              // q/k/v (and output unless below)
+  LinearInit init;                              // v (and output unless below); q/k weights unless score_std is 0
+  // The spread of attention scores the query/key weights give unit-variance
+  // inputs (init::query_key); fused layouts draw the whole fused weight so.
+  double score_std = kAttentionScoreStd;
   std::optional<Initializer> output_weight;     // e.g. GPT-2's scaled c_proj init
   bool qkv_bias = true;                         // with init.bias set
   bool key_bias = true;                         // Whisper's k_proj has none

@@ -10,11 +10,12 @@
 
 namespace meshtest::models {
 
-// Defaults look like a trained network's statistics rather than a fresh one's
-// (mean 0 / var 1 would make batch_norm an identity and hide kernel bugs).
+// Defaults look like a trained network's parameters and statistics rather
+// than a fresh one's (weight 1, bias 0, mean 0, var 1 would make batch_norm an
+// identity and hide kernel bugs).
 struct BatchNormInit {
-  Initializer weight = init::ones();
-  Initializer bias = init::zeros();
+  Initializer weight = init::norm_gain();
+  Initializer bias = init::norm_shift();
   Initializer running_mean = init::normal(0.0, 0.1);
   Initializer running_var = init::uniform(0.5, 1.5);
   double eps = 1e-5;

@@ -55,5 +55,14 @@ Initializer torch_linear_default(int64_t in_features) {
   return uniform(-bound, bound);
 }
 
+Initializer bias(double stddev) { return normal(0.0, stddev); }
+Initializer norm_gain() { return uniform(0.5, 1.5); }
+Initializer norm_shift() { return normal(0.0, 0.2); }
+
+Initializer query_key(int64_t hidden, double score_std) {
+  if (hidden <= 0 || score_std <= 0) throw Error("query_key needs a positive hidden size and score std");
+  return normal(0.0, std::sqrt(score_std / static_cast<double>(hidden)));
+}
+
 }  // namespace init
 }  // namespace meshtest::models

@@ -19,6 +19,25 @@
 //                            does by default for weight and bias
 //                            (kaiming_uniform_ with a = sqrt(5))
 //   normal(mean, std), uniform(low, high), zeros(), ones()
+//
+// Trained-looking parameters. A freshly initialised network has zero biases
+// and norm shifts, unit norm gains and near-uniform attention, so a device
+// kernel that drops a bias, a gamma or a beta, or mis-computes attention,
+// changes no output bit. The zoo gives these the spread a trained model has:
+//   bias(std)                normal(0, std): every bias PyTorch / HF would zero.
+//                            Inside a network std is the weights' scale (HF's
+//                            0.02): a per-channel bias is the same at every
+//                            position, and larger ones pile up in the residual
+//                            stream until attention gradients cancel in bf16
+//                            (whisper_tiny training: q_proj gradient PCC 0.90
+//                            at 0.05, 0.997 at 0.02). An output head's bias,
+//                            which feeds nothing, uses kHeadBiasStd.
+//   norm_gain()              uniform(0.5, 1.5): LayerNorm / RMSNorm / BatchNorm weight
+//   norm_shift()             normal(0, 0.2): LayerNorm / BatchNorm bias
+//   query_key(hidden, s)     normal(0, sqrt(s / hidden)): query and key weights
+//                            that give unit-variance inputs attention scores
+//                            (q.k / sqrt(head_dim)) of standard deviation s;
+//                            kAttentionScoreStd is the zoo's s
 #pragma once
 
 #include <cstdint>
@@ -44,6 +63,18 @@ Initializer zeros();
 Initializer ones();
 Initializer kaiming_normal(int64_t fan);
 Initializer torch_linear_default(int64_t in_features);
+Initializer bias(double stddev);
+Initializer norm_gain();
+Initializer norm_shift();
+Initializer query_key(int64_t hidden, double score_std);
 }  // namespace init
+
+// An output head's bias next to logits of std 1-2: dropping it moves them
+// by about a third of their spread.
+constexpr double kHeadBiasStd = 0.5;
+
+// Attention scores of this spread make softmax pick out a few positions, as a
+// trained model's do (a score std near 0 gives uniform attention).
+constexpr double kAttentionScoreStd = 2.0;
 
 }  // namespace meshtest::models

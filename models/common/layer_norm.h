@@ -1,5 +1,5 @@
 // Layer norm over the last dim with PyTorch/HF names <prefix>.weight (gamma,
-// initialised to 1) and <prefix>.bias (beta, initialised to 0).
+// initialised as init::norm_gain) and <prefix>.bias (beta, init::norm_shift).
 #pragma once
 
 #include <string>

@@ -12,7 +12,7 @@ ValueId rms_norm(LayerContext& ctx, const std::string& prefix, ValueId x, double
   if (in_shape.empty()) throw CompileError("rms_norm '" + prefix + "': input must have rank >= 1");
   const int64_t d = in_shape.back();
   const int64_t last = static_cast<int64_t>(in_shape.size()) - 1;
-  const ValueId weight = ctx.weight(join_name(prefix, "weight"), {d}, init::ones());
+  const ValueId weight = ctx.weight(join_name(prefix, "weight"), {d}, init::norm_gain());
   const ValueId mean_sq =
       b.op(OpKind::ReduceMean, {b.mul(x, x)}, {{"axes", std::vector<int64_t>{last}}, {"keepdim", int64_t{1}}});
   const ValueId inv_rms = b.op(OpKind::Rsqrt, {b.add(mean_sq, ctx.scalar(eps))});

@@ -1,5 +1,5 @@
 // RMSNorm over the last dim (LLaMA / Mistral): y = x * rsqrt(mean(x^2) + eps)
-// * weight, with the HF parameter name <prefix>.weight (initialised to 1).
+// * weight, with the HF parameter name <prefix>.weight (init::norm_gain).
 #pragma once
 
 #include <string>

@@ -109,7 +109,7 @@ class MobileNetV2Loader final : public TableLoader<MobileNetConfig> {
     x = conv_bn_relu6(ctx, "features." + std::to_string(feature), x, {last, 1, 1, 0, 1});
     x = b.reshape(b.op(OpKind::GlobalAvgPool2d, {x}), {batch, last});
     b.output("logits", linear(ctx, "classifier.1", x, c.classes,
-                                      {init::normal(0.0, std::sqrt(2.0 / static_cast<double>(last))), init::zeros()}));
+                                      {init::normal(0.0, std::sqrt(2.0 / static_cast<double>(last))), init::bias(kHeadBiasStd)}));
     return finish_model(b, c.name);
   }
 

@@ -11,10 +11,10 @@
 //   convs     kaiming_normal fan_out / ReLU gain (torchvision), except the
 //             3-channel stem which uses fan_in (fan_out would shrink the
 //             signal by sqrt(147/3136) before the first block)
-//   bn        gamma 1, beta 0, running_mean N(0, 0.1), running_var U(0.5, 1.5);
+//   bn        gamma U(0.5, 1.5), beta N(0, 0.2), running_mean N(0, 0.1), running_var U(0.5, 1.5);
 //             the last BN of each residual branch has gamma U(0.1, 0.2) so the
 //             residual sums do not grow block after block
-//   fc        weight N(0, sqrt(2/in)), bias 0 (logits std ~1-2)
+//   fc        weight N(0, sqrt(2/in)), bias N(0, 0.1) (logits std ~1-2)
 #include <array>
 #include <cmath>
 #include <string>
@@ -120,7 +120,7 @@ class ResNetLoader final : public TableLoader<ResNetConfig> {
     x = b.op(OpKind::GlobalAvgPool2d, {x});
     const int64_t features = b.shape(x)[1];
     x = b.reshape(x, {batch, features});
-    const LinearInit fc_init{init::normal(0.0, std::sqrt(2.0 / static_cast<double>(features))), init::zeros()};
+    const LinearInit fc_init{init::normal(0.0, std::sqrt(2.0 / static_cast<double>(features))), init::bias(kHeadBiasStd)};
     x = linear(ctx, "fc", x, c.num_classes, fc_init);
     b.output("logits", x);
     return finish_model(b, c.name);

@@ -8,7 +8,7 @@
 //   unet_tiny  base width 8, 3 -> 2 classes, 64x64
 // The upsampling is nearest instead of bilinear (same parameters; the ops
 // have no bilinear resize). Convs kaiming_normal fan_in, BN as in
-// models/common/batch_norm.h, output conv bias 0.
+// models/common/batch_norm.h, output conv bias N(0, 0.1).
 // Input "image" [B,3,H,W], output "logits" [B,2,H,W]. Options: batch_size.
 #include <string>
 
@@ -89,7 +89,7 @@ class UNetLoader final : public TableLoader<UNetConfig> {
     x = up(ctx, "up2", x, x3, 2 * w);
     x = up(ctx, "up3", x, x2, w);
     x = up(ctx, "up4", x, x1, w);
-    b.output("logits", conv2d(ctx, "outc.conv", x, {kClasses, 1, 1, 0, 1}, ConvInit::KaimingFanIn, init::zeros()));
+    b.output("logits", conv2d(ctx, "outc.conv", x, {kClasses, 1, 1, 0, 1}, ConvInit::KaimingFanIn, init::bias(kHeadBiasStd)));
     return finish_model(b, c.name);
   }
 

@@ -7,8 +7,9 @@
 //   vit_tiny  patch 16, L=12, H=192,  A=3,  MLP 768,  224x224, 1000 classes
 //             (DeiT-Tiny dimensions)
 // layer_norm eps 1e-6. Init (torchvision): conv_proj N(0, sqrt(1/fan_in)),
-// positions N(0, 0.02), class token 0, projections xavier-scale
-// N(0, sqrt(2/(in+out))) with zero biases. torchvision zeroes the head; here
+// positions N(0, 0.02), projections xavier-scale N(0, sqrt(2/(in+out))); the
+// class token, biases, norms and query/key look trained (models/common/init.h)
+// instead of torchvision's zeros and ones. torchvision zeroes the head; here
 // it keeps nn.Linear's default so the logits are not constant.
 // Input "image" [B,3,224,224], output "logits" [B,1000].
 // Options: batch_size (1), num_layers.
@@ -68,14 +69,14 @@ class VitLoader final : public TableLoader<VitConfig> {
     const int64_t patch_fan = 3 * c.patch * c.patch;
     const ValueId w = ctx.weight("conv_proj.weight", {c.hidden, 3, c.patch, c.patch},
                                  init::normal(0.0, std::sqrt(1.0 / static_cast<double>(patch_fan))));
-    const ValueId bias = ctx.weight("conv_proj.bias", {c.hidden}, init::zeros());
+    const ValueId bias = ctx.weight("conv_proj.bias", {c.hidden}, init::bias(0.1));
     x = b.op(OpKind::Conv2d, {x, w, bias},
              {{"stride", std::vector<int64_t>{c.patch, c.patch}},
               {"padding", std::vector<int64_t>{0, 0}},
               {"dilation", std::vector<int64_t>{1, 1}},
               {"groups", int64_t{1}}});
     x = b.transpose(b.reshape(x, {batch, c.hidden, grid * grid}), {0, 2, 1});  // [B, patches, H]
-    const ValueId class_token = ctx.weight("class_token", {1, 1, c.hidden}, init::zeros());
+    const ValueId class_token = ctx.weight("class_token", {1, 1, c.hidden}, init::bias(0.1));
     const ValueId batch_cls = b.add(class_token, b.constant(0.0, {batch, 1, c.hidden}, dtype));
     x = b.concat({batch_cls, x}, 1);
     x = b.add(x, ctx.weight("encoder.pos_embedding", {1, tokens, c.hidden}, init::normal(0.0, 0.02)));
@@ -85,7 +86,7 @@ class VitLoader final : public TableLoader<VitConfig> {
     attn.layout = QkvLayout::FusedInProj;
     attn.query = "in_proj";
     attn.output = "out_proj";
-    attn.init = {xavier(c.hidden, 3 * c.hidden), init::zeros()};
+    attn.init = {xavier(c.hidden, 3 * c.hidden), init::bias(0.02)};
     attn.output_weight = xavier(c.hidden, c.hidden);
     MlpSpec ffn;
     ffn.intermediate = c.mlp;

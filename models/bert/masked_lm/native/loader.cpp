@@ -5,7 +5,7 @@
 //   bert_base  L=12, H=768, A=12, I=3072
 //   bert_large L=24, H=1024, A=16, I=4096
 // vocab 30522, 512 positions, 2 token types, layer_norm eps 1e-12, HF init
-// (weights N(0, 0.02), biases 0, LN gamma 1 / beta 0).
+// (weights N(0, 0.02)), with trained-looking biases, norm parameters and query/key weights (models/common/init.h).
 // Inputs: "input_ids" i64 [B,S], "token_type_ids" i64 [B,S], "attention_mask"
 // [B,S] (1 keep / 0 pad; turned in-graph into the additive (1-m)*-10000 mask
 // [B,1,1,S]). Output "logits" [B,S,30522]. Options: batch_size (1),
@@ -59,7 +59,7 @@ SequenceDims dims(const sdk::LoadOptions& options) {
   return sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader);
 }
 
-LinearInit hf_linear_init() { return {init::normal(0.0, kInitStd), init::zeros()}; }
+LinearInit hf_linear_init() { return {init::normal(0.0, kInitStd), init::bias(kInitStd)}; }
 
 class BertLoader final : public TableLoader<BertConfig> {
  public:
@@ -114,7 +114,7 @@ class BertLoader final : public TableLoader<BertConfig> {
     x = linear(ctx, "cls.predictions.transform.dense", x, hidden, hf_linear_init());
     x = activation(b, Activation::Gelu, x);
     x = layer_norm(ctx, "cls.predictions.transform.LayerNorm", x, kLayerNormEps);
-    const ValueId decoder_bias = ctx.weight("cls.predictions.bias", {kVocab}, init::zeros());
+    const ValueId decoder_bias = ctx.weight("cls.predictions.bias", {kVocab}, init::bias(kHeadBiasStd));
     x = b.linear(x, word_table, decoder_bias);
     b.output("logits", x);
     return finish_model(b, c.name);

@@ -5,7 +5,8 @@
 //   gpt2_medium   L=24, H=1024, A=16 (355M)
 //   gpt2_tiny     L=2,  H=128,  A=2
 // vocab 50257, 1024 positions, layer_norm eps 1e-5, HF init: N(0, 0.02),
-// residual projections (attn.c_proj, mlp.c_proj) N(0, 0.02/sqrt(2L)), biases 0.
+// residual projections (attn.c_proj, mlp.c_proj) N(0, 0.02/sqrt(2L)), with
+// trained-looking biases, norm parameters and query/key weights (models/common/init.h).
 // Inputs: see models/common/causal_lm.h. Output "logits" [B,S,50257].
 // Options: batch_size (1), seq_len (128, at most 1024), num_layers.
 #include <cmath>
@@ -67,7 +68,7 @@ class Gpt2Loader final : public TableLoader<Gpt2Config> {
         ctx.weight("transformer.wpe.weight", {kMaxPositions, c.hidden}, init::normal(0.0, kInitStd));
     ValueId x = b.add(b.op(OpKind::Embedding, {input_ids, wte}), b.slice(wpe, 0, 0, dims.seq));
 
-    const LinearInit hf_init{init::normal(0.0, kInitStd), init::zeros()};
+    const LinearInit hf_init{init::normal(0.0, kInitStd), init::bias(kInitStd)};
     const Initializer residual_init = init::normal(0.0, kInitStd / std::sqrt(2.0 * static_cast<double>(c.layers)));
     AttentionSpec attn;
     attn.num_heads = c.heads;

@@ -14,7 +14,8 @@
 //                 draw), so host RAM holds one layer (0.9 GB f32) while the
 //                 device accounts every layer: it fails single_device with an
 //                 out-of-memory result and fits tensor_parallel on n300-llmbox.
-// vocab 128256, rms eps 1e-5, HF init N(0, 0.02) for every weight.
+// vocab 128256, rms eps 1e-5, HF init N(0, 0.02) for every weight but the
+// trained-looking RMSNorm weights and query/key (models/common/init.h).
 // Options: batch_size (1), seq_len (128, at most 131072), num_layers.
 #include <string>
 

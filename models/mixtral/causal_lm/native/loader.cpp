@@ -6,7 +6,8 @@
 //   mixtral_8x7b   L=32, H=4096, 32 heads / 8 kv, I=14336 (46.7B; compile-only)
 //   mixtral_small  L=4,  H=512,  8 heads / 4 kv,  I=1024
 //   mixtral_tiny   L=2,  H=128,  4 heads / 2 kv,  I=256
-// vocab 32000, rms eps 1e-5, HF init N(0, 0.02) for every weight.
+// vocab 32000, rms eps 1e-5, HF init N(0, 0.02) for every weight but the
+// trained-looking RMSNorm weights and query/key (models/common/init.h).
 // Options: batch_size (1), seq_len (128, at most 32768), num_layers.
 #include <string>
 

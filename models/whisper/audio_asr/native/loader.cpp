@@ -6,7 +6,9 @@
 //   whisper_base   d=512, L=6,  heads 8,  ffn 2048
 //   whisper_small  d=768, L=12, heads 12, ffn 3072
 // 80 mel bins, 3000 frames -> 1500 positions, eps 1e-5, HF init N(0, 0.02)
-// (embed_positions too: HF fills it with sinusoids, any fixed table will do).
+// (embed_positions too: HF fills it with sinusoids, any fixed table will do),
+// with trained-looking biases, norm parameters and query/key weights
+// (models/common/init.h).
 // The conv1d weights keep HF's [out, in, 3] shape and are reshaped in-graph to
 // [out, in, 1, 3] for a conv2d over [B, 80, 1, frames].
 // Input "input_features" [B, 80, 2*S] (log-mel, N(0, 0.5)); output
@@ -53,7 +55,7 @@ ValueId conv1d_gelu(LayerContext& ctx, const std::string& name, ValueId x, int64
   GraphBuilder& b = ctx.builder;
   const int64_t in = b.shape(x)[1];
   const ValueId w = ctx.weight(join_name(name, "weight"), {out, in, 3}, init::normal(0.0, kInitStd));
-  const ValueId bias = ctx.weight(join_name(name, "bias"), {out}, init::zeros());
+  const ValueId bias = ctx.weight(join_name(name, "bias"), {out}, init::bias(kInitStd));
   x = b.op(OpKind::Conv2d, {x, b.reshape(w, {out, in, 1, 3}), bias},
            {{"stride", std::vector<int64_t>{1, stride}},
             {"padding", std::vector<int64_t>{0, 1}},
@@ -89,7 +91,7 @@ class WhisperLoader final : public TableLoader<WhisperConfig> {
     attn.key = "k_proj";
     attn.value = "v_proj";
     attn.output = "out_proj";
-    attn.init = {init::normal(0.0, kInitStd), init::zeros()};
+    attn.init = {init::normal(0.0, kInitStd), init::bias(kInitStd)};
     attn.key_bias = false;
     MlpSpec ffn;
     ffn.intermediate = c.ffn;
