@@ -120,7 +120,7 @@ OpTable<HostKernel> build() {
   t.set(K::Maximum, binary_kernel<maximum>);
   t.set(K::Transpose, transpose_kernel);
   t.set({K::Cast, K::Reshape}, copy_kernel);
-  t.none({K::Gelu}, "its two forms (erf, tanh) are left to the device's own kernel");
+  t.none({K::Gelu}, "no host kernel: a gelu of weights is left for the device to compute");
   return t;
 }
 
