@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/op_table.h"
 
 namespace meshtest::compiler {
 
@@ -54,8 +55,9 @@ bool has_vjp_rule(OpKind kind);
 
 // ---- additions (compiler/autodiff.cpp, rules in compiler/autodiff/) ----
 //
-// How autodiff treats each op of the IR; every op of MESHTEST_OPS is
-// classified (tests/autodiff checks it, so a new op cannot be forgotten).
+// How autodiff treats each op of the IR; every op is classified in the VJP
+// table (tests/autodiff and tests/compiler/op_coverage_test.cpp check it, so a
+// new op cannot be forgotten).
 enum class Differentiability {
   Rule,               // has a vector-Jacobian rule (has_vjp_rule() is true)
   NonDifferentiable,  // piecewise constant or operand-free: no gradient flows
@@ -69,6 +71,19 @@ enum class Differentiability {
                       // op): CompileError on a gradient path; a test fails
 };
 Differentiability differentiability(OpKind kind);
+
+namespace autodiff {
+struct VjpContext;
+}
+// An op's entry in the VJP table: Rule with its rule, or NonDifferentiable
+// with none. AfterAutodiff ops are listed with their reason instead of an
+// entry; Unclassified ones are not listed.
+struct VjpEntry {
+  Differentiability kind = Differentiability::Rule;
+  std::vector<ValueId> (*rule)(autodiff::VjpContext& ctx) = nullptr;
+};
+// The VJP table (compiler/autodiff/vjp_rules.cpp).
+const OpTable<VjpEntry>& vjp_rules();
 
 // Conventions of the rules (the CPU reference backward must agree):
 // - Operands without a gradient: integer operands (embedding ids), the sdpa

@@ -1,4 +1,5 @@
-// Host f32 kernels for const-eval: small, clear loops (weights only, once per compile).
+// Host f32 kernels for const-eval: small, clear loops (weights only, once per
+// compile), in a table keyed by op; an op not in it is not folded.
 #include "compiler/const_eval_kernels.h"
 
 #include <cmath>
@@ -8,54 +9,6 @@
 namespace meshtest::compiler {
 
 namespace {
-
-float unary_value(OpKind kind, float x) {
-  switch (kind) {
-    case OpKind::Relu:
-      return x > 0 ? x : 0.0f;
-    case OpKind::Tanh:
-      return std::tanh(x);
-    case OpKind::Exp:
-      return std::exp(x);
-    case OpKind::Log:
-      return std::log(x);
-    case OpKind::Sqrt:
-      return std::sqrt(x);
-    case OpKind::Rsqrt:
-      return 1.0f / std::sqrt(x);
-    case OpKind::Neg:
-      return -x;
-    case OpKind::Sigmoid:
-      return 1.0f / (1.0f + std::exp(-x));
-    case OpKind::Silu:
-      return x / (1.0f + std::exp(-x));
-    case OpKind::Erf:
-      return std::erf(x);
-    case OpKind::Sin:
-      return std::sin(x);
-    case OpKind::Cos:
-      return std::cos(x);
-    default:
-      throw CompileError("const-eval has no host kernel for " + std::string(op_name(kind)));
-  }
-}
-
-float binary_value(OpKind kind, float a, float b) {
-  switch (kind) {
-    case OpKind::Add:
-      return a + b;
-    case OpKind::Sub:
-      return a - b;
-    case OpKind::Mul:
-      return a * b;
-    case OpKind::Div:
-      return a / b;
-    case OpKind::Maximum:
-      return std::fmax(a, b);
-    default:
-      throw CompileError("const-eval has no host kernel for " + std::string(op_name(kind)));
-  }
-}
 
 // Strides of `shape` aligned to `out` (rank-extended), 0 along broadcast dims.
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
@@ -84,12 +37,101 @@ void for_each_index(const Shape& out, const std::vector<std::vector<int64_t>>& s
   }
 }
 
+// An elementwise op from its scalar function.
+template <float (*F)(float)>
+Tensor unary_kernel(const Attrs&, const std::vector<const Tensor*>& in, const Shape& out_shape) {
+  Tensor out(DType::F32, out_shape);
+  float* o = out.data<float>();
+  const float* a = in[0]->data<float>();
+  for (int64_t i = 0; i < out.numel(); ++i) o[i] = F(a[i]);
+  return out;
+}
+
+template <float (*F)(float, float)>
+Tensor binary_kernel(const Attrs&, const std::vector<const Tensor*>& in, const Shape& out_shape) {
+  Tensor out(DType::F32, out_shape);
+  float* o = out.data<float>();
+  const float* a = in[0]->data<float>();
+  const float* b = in[1]->data<float>();
+  for_each_index(out_shape, {broadcast_strides(in[0]->shape(), out_shape), broadcast_strides(in[1]->shape(), out_shape)},
+                 [&](int64_t i, const std::vector<int64_t>& off) { o[i] = F(a[off[0]], b[off[1]]); });
+  return out;
+}
+
+Tensor transpose_kernel(const Attrs& attrs, const std::vector<const Tensor*>& in, const Shape& out_shape) {
+  Tensor out(DType::F32, out_shape);
+  float* o = out.data<float>();
+  const float* a = in[0]->data<float>();
+  const auto perm = attrs.get_ints("perm");
+  const std::vector<int64_t> src = shape_strides(in[0]->shape());
+  std::vector<int64_t> strides(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d)
+    strides[d] = src[static_cast<size_t>(normalize_axis(perm[d], static_cast<int64_t>(perm.size())))];
+  for_each_index(out_shape, {strides}, [&](int64_t i, const std::vector<int64_t>& off) { o[i] = a[off[0]]; });
+  return out;
+}
+
+// cast (the host holds every float dtype in f32) and reshape: the elements as they are.
+Tensor copy_kernel(const Attrs&, const std::vector<const Tensor*>& in, const Shape& out_shape) {
+  Tensor out(DType::F32, out_shape);
+  float* o = out.data<float>();
+  const float* a = in[0]->data<float>();
+  for (int64_t i = 0; i < out.numel(); ++i) o[i] = a[i];
+  return out;
+}
+
+float relu(float x) { return x > 0 ? x : 0.0f; }
+float tanh_(float x) { return std::tanh(x); }
+float exp_(float x) { return std::exp(x); }
+float log_(float x) { return std::log(x); }
+float sqrt_(float x) { return std::sqrt(x); }
+float rsqrt(float x) { return 1.0f / std::sqrt(x); }
+float neg(float x) { return -x; }
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
+float erf_(float x) { return std::erf(x); }
+float sin_(float x) { return std::sin(x); }
+float cos_(float x) { return std::cos(x); }
+float add(float a, float b) { return a + b; }
+float sub(float a, float b) { return a - b; }
+float mul(float a, float b) { return a * b; }
+float div(float a, float b) { return a / b; }
+float maximum(float a, float b) { return std::fmax(a, b); }
+
+OpTable<HostKernel> build() {
+  using K = OpKind;
+  OpTable<HostKernel> t("const-eval kernel");
+  t.set(K::Relu, unary_kernel<relu>);
+  t.set(K::Tanh, unary_kernel<tanh_>);
+  t.set(K::Exp, unary_kernel<exp_>);
+  t.set(K::Log, unary_kernel<log_>);
+  t.set(K::Sqrt, unary_kernel<sqrt_>);
+  t.set(K::Rsqrt, unary_kernel<rsqrt>);
+  t.set(K::Neg, unary_kernel<neg>);
+  t.set(K::Sigmoid, unary_kernel<sigmoid>);
+  t.set(K::Silu, unary_kernel<silu>);
+  t.set(K::Erf, unary_kernel<erf_>);
+  t.set(K::Sin, unary_kernel<sin_>);
+  t.set(K::Cos, unary_kernel<cos_>);
+  t.set(K::Add, binary_kernel<add>);
+  t.set(K::Sub, binary_kernel<sub>);
+  t.set(K::Mul, binary_kernel<mul>);
+  t.set(K::Div, binary_kernel<div>);
+  t.set(K::Maximum, binary_kernel<maximum>);
+  t.set(K::Transpose, transpose_kernel);
+  t.set({K::Cast, K::Reshape}, copy_kernel);
+  t.none({K::Gelu}, "no host kernel: a gelu of weights is left for the device to compute");
+  return t;
+}
+
 }  // namespace
 
-bool host_foldable(OpKind kind) {
-  return (is_unary_elementwise(kind) && kind != OpKind::Gelu) || is_binary_elementwise(kind) || kind == OpKind::Cast ||
-         kind == OpKind::Reshape || kind == OpKind::Transpose;
+const OpTable<HostKernel>& host_kernels() {
+  static const OpTable<HostKernel> table = build();
+  return table;
 }
+
+bool host_foldable(OpKind kind) { return host_kernels().find(kind) != nullptr; }
 
 Tensor host_constant(const Attrs& attrs, const Shape& shape) {
   Tensor t(DType::F32, shape);
@@ -100,29 +142,9 @@ Tensor host_constant(const Attrs& attrs, const Shape& shape) {
 }
 
 Tensor host_eval(OpKind kind, const Attrs& attrs, const std::vector<const Tensor*>& in, const Shape& out_shape) {
-  Tensor out(DType::F32, out_shape);
-  float* o = out.data<float>();
-  const float* a = in[0]->data<float>();
-  if (is_unary_elementwise(kind)) {
-    for (int64_t i = 0; i < out.numel(); ++i) o[i] = unary_value(kind, a[i]);
-  } else if (is_binary_elementwise(kind)) {
-    const float* b = in[1]->data<float>();
-    for_each_index(
-        out_shape, {broadcast_strides(in[0]->shape(), out_shape), broadcast_strides(in[1]->shape(), out_shape)},
-        [&](int64_t i, const std::vector<int64_t>& off) { o[i] = binary_value(kind, a[off[0]], b[off[1]]); });
-  } else if (kind == OpKind::Transpose) {
-    const auto perm = attrs.get_ints("perm");
-    const std::vector<int64_t> src = shape_strides(in[0]->shape());
-    std::vector<int64_t> strides(perm.size());
-    for (size_t d = 0; d < perm.size(); ++d)
-      strides[d] = src[static_cast<size_t>(normalize_axis(perm[d], static_cast<int64_t>(perm.size())))];
-    for_each_index(out_shape, {strides}, [&](int64_t i, const std::vector<int64_t>& off) { o[i] = a[off[0]]; });
-  } else if (kind == OpKind::Cast || kind == OpKind::Reshape) {
-    for (int64_t i = 0; i < out.numel(); ++i) o[i] = a[i];
-  } else {
-    throw CompileError("const-eval has no host kernel for " + std::string(op_name(kind)));
-  }
-  return out;
+  const HostKernel* kernel = host_kernels().find(kind);
+  if (kernel == nullptr) throw CompileError("const-eval has no host kernel for " + std::string(op_name(kind)));
+  return (*kernel)(attrs, in, out_shape);
 }
 
 }  // namespace meshtest::compiler

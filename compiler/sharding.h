@@ -2,7 +2,8 @@
 // partition specs of its parameters into the per-chip (local) graph every
 // chip of the mesh runs, with collectives inserted where shards must meet.
 //
-// Rules (Megatron / GSPMD style, see sharding.cpp for each op):
+// Rules (Megatron / GSPMD style; one file per op family in compiler/sharding/,
+// the table of which op takes which rule in compiler/sharding/sharding_rules.cpp):
 //  - embedding with its table split over the vocabulary: each chip looks up
 //    its own rows (embedding_shard), one all_reduce adds the parts;
 //  - linear with a weight split on its output dim: column-parallel, result

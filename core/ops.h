@@ -1,74 +1,29 @@
-// The op set of the graph IR: one table (MESHTEST_OPS) lists every op with its
-// text name and arity; infer_type() defines each op's result type. This header
-// is the semantic spec both executors (CPU reference, simulated chip) follow.
+// The op set of the graph IR: OpKind names every op; what an op is — its text
+// name, arity, typed attribute schema, result-type rule and the one-line doc
+// that is its semantic spec (both executors, CPU reference and simulated
+// chip, follow it) — is its OpDef (core/op_def.h), defined in one file per
+// op family under core/ops/ (core/ops/families.h lists them).
 //
-// Semantics (shapes row-major, N = batch):
-//  unary (same type):  relu, gelu{approximate="none"|"tanh"}, tanh, exp, log,
-//                      sqrt, rsqrt, neg, sigmoid, silu, erf, sin, cos
-//  binary (numpy broadcasting, same dtype): add, sub, mul, div, maximum
-//  cast(x){dtype}                     value conversion
-//  constant(){value, dtype, shape}    tensor filled with `value`
-//  matmul(a[...,M,K], b[...,K,N])     batch dims broadcast; rank >= 2 each
-//  linear(x[...,K], w[N,K], bias[N]?) x @ w^T + bias (PyTorch layout)
-//  conv2d(x[N,C,H,W], w[O,C/g,KH,KW], bias[O]?){stride=[sh,sw],
-//         padding=[ph,pw], dilation=[dh,dw], groups=g}   (cross-correlation)
-//  max_pool2d(x){kernel=[kh,kw], stride, padding}        padding is -inf
-//  avg_pool2d(x){kernel, stride, padding, count_include_pad=0|1}
-//  global_avg_pool2d(x[N,C,H,W]) -> [N,C,1,1]
-//  batch_norm(x, scale[C], bias[C], mean[C], var[C]){eps}   channel dim 1,
-//         y = (x - mean) / sqrt(var + eps) * scale + bias
-//  layer_norm(x, gamma[D], beta[D]){eps}   over the last dim (biased variance)
-//  softmax(x){axis}
-//  embedding(ids[...] i32/i64, table[V,D]) -> [..., D]; out-of-range id = error
-//  reshape(x){shape}                  shape fully resolved (no -1 in the IR)
-//  transpose(x){perm}
-//  concat(x0, x1, ...){axis}
-//  slice(x){axis, start, end, step}   python semantics: negative start/end
-//                                     count from the end, clamped; step > 0
-//  reduce_sum / reduce_mean / reduce_max(x){axes=[...], keepdim=0|1}
-//  topk_mask(x){k, axis}             1 at the k largest values along `axis`
-//                                     (ties: lower index first), 0 elsewhere;
-//                                     same type as x (mixture-of-experts routing)
-// Collective ops (made by the compiler's shard pass, compiler/sharding.h; only
+// What each module does with an op lives in its own table keyed by OpKind
+// (core/op_table.h): reference kernels and gradients (runtime/reference/
+// reference_kernel_table.cpp), device kernels (runtime/device/
+// device_kernel_table.cpp), const-eval kernels (compiler/
+// const_eval_kernels.cpp), VJP rules (compiler/autodiff/vjp_rules.cpp) and
+// sharding rules (compiler/sharding/sharding_rules.cpp).
+// tests/compiler/op_coverage_test.cpp fails when one lacks an op.
+//
+// Adding an op: append it to OpKind (and move kLastOp), define it in its
+// family file, add its entries to those tables, and its number to
+// tests/core/op_numbering_test.cpp.
+//
+// Conventions: shapes row-major, N = batch; binary ops broadcast as numpy.
+// Collectives (made by the compiler's shard pass, compiler/sharding.h; only
 // a mesh runs them): x is one chip's shard; the group is the chips that share
 // every mesh coordinate except those of `axes` (comma-separated mesh axis
 // names, e.g. "model" or "batch,model"), `group_size` of them, ordered
-// row-major by their coordinates along `axes`.
-//  all_gather(x){axes, group_size, dim}      group's shards concatenated on dim
-//  reduce_scatter(x){axes, group_size, dim}  group's sum, block r of `dim` to member r
-//  all_reduce(x){axes, group_size}           group's elementwise sum, on every member
-//  all_to_all(x){axes, group_size, split_dim, concat_dim}  block r of split_dim
-//         goes to member r; received blocks concatenated on concat_dim in member order
-//  shard_slice(x){axes, group_size, dim}     member r keeps block r of its own
-//         (replicated) x along dim; no data moves between chips
-//  embedding_shard(ids[...], table[Vs,D], start i64[1]) -> [..., D]: one chip's
-//         part of a vocabulary-split embedding: rows start..start+Vs-1 of the
-//         whole table are this chip's; ids outside them give zero rows (their
-//         chip adds them in the all_reduce that follows); negative ids = error
-// Backward ops (made by the compiler's autodiff, compiler/autodiff.h):
-//  greater(a, b)                      1 where a > b, else 0 (numpy broadcasting,
-//                                     same float dtype); no gradient of its own
-//  conv2d_backward_input(dy[N,O,OH,OW], w[O,C/g,KH,KW]){stride, padding,
-//         dilation, groups, input_shape=[N,C,H,W]}   d conv2d / d x applied to dy
-//         (the transposed convolution); input_shape fixes H, W
-//  conv2d_backward_weight(x[N,C,H,W], dy[N,O,OH,OW]){stride, padding, dilation,
-//         groups, weight_shape=[O,C/g,KH,KW]}        d conv2d / d w applied to dy
-//  max_pool2d_backward(x, dy){kernel, stride, padding}   -> type of x: each dy
-//         element is added at the position of its window's maximum (the first
-//         in row-major window order on ties; padding never wins)
-//  avg_pool2d_backward(dy){kernel, stride, padding, count_include_pad,
-//         input_shape}   each dy element spread evenly over its window's
-//         elements (divisor as in avg_pool2d; padding positions dropped)
-//  embedding_backward(ids[...], dy[..., D]){num_embeddings=V} -> [V, D]
-//         scatter-add: row ids[i] accumulates dy[i, :]; out-of-range id = error
-//  slice_backward(dy){axis, start, end, step, input_shape}  -> input_shape:
-//         zeros with dy written where slice(x){axis,start,end,step} reads
-// Composite ops (made by the compiler's `fuse` pass, never by loaders):
-//  rms_norm(x[...,D], w[D]){eps, form="cast_before_weight"|"cast_after_weight"}
-//         y = x * rsqrt(mean(x^2 over the last dim) + eps) * w, result dtype of x
-//  sdpa(q[...,S,D], kt[...,D,T], v[...,T,E], mask?){scale}
-//         softmax(q @ kt * scale + mask, last dim) @ v -> [...,S,E]; q, kt, v
-//         share batch dims, mask broadcasts to [...,S,T]
+// row-major by their coordinates along `axes`. Backward ops are made by the
+// compiler's autodiff (compiler/autodiff.h), composite ops by its `fuse`
+// pass, never by loaders.
 #pragma once
 
 #include <optional>
@@ -81,67 +36,71 @@
 
 namespace meshtest {
 
-// X(enum name, text name, min inputs, max inputs (-1: any number))
-#define MESHTEST_OPS(X)                          \
-  X(Relu, "relu", 1, 1)                          \
-  X(Gelu, "gelu", 1, 1)                          \
-  X(Tanh, "tanh", 1, 1)                          \
-  X(Exp, "exp", 1, 1)                            \
-  X(Log, "log", 1, 1)                            \
-  X(Sqrt, "sqrt", 1, 1)                          \
-  X(Rsqrt, "rsqrt", 1, 1)                        \
-  X(Neg, "neg", 1, 1)                            \
-  X(Sigmoid, "sigmoid", 1, 1)                    \
-  X(Silu, "silu", 1, 1)                          \
-  X(Erf, "erf", 1, 1)                            \
-  X(Sin, "sin", 1, 1)                            \
-  X(Cos, "cos", 1, 1)                            \
-  X(Add, "add", 2, 2)                            \
-  X(Sub, "sub", 2, 2)                            \
-  X(Mul, "mul", 2, 2)                            \
-  X(Div, "div", 2, 2)                            \
-  X(Maximum, "maximum", 2, 2)                    \
-  X(Cast, "cast", 1, 1)                          \
-  X(Constant, "constant", 0, 0)                  \
-  X(Matmul, "matmul", 2, 2)                      \
-  X(Linear, "linear", 2, 3)                      \
-  X(Conv2d, "conv2d", 2, 3)                      \
-  X(MaxPool2d, "max_pool2d", 1, 1)               \
-  X(AvgPool2d, "avg_pool2d", 1, 1)               \
-  X(GlobalAvgPool2d, "global_avg_pool2d", 1, 1)  \
-  X(BatchNorm, "batch_norm", 5, 5)               \
-  X(LayerNorm, "layer_norm", 3, 3)               \
-  X(Softmax, "softmax", 1, 1)                    \
-  X(Embedding, "embedding", 2, 2)                \
-  X(Reshape, "reshape", 1, 1)                    \
-  X(Transpose, "transpose", 1, 1)                \
-  X(Concat, "concat", 1, -1)                     \
-  X(Slice, "slice", 1, 1)                        \
-  X(ReduceSum, "reduce_sum", 1, 1)               \
-  X(ReduceMean, "reduce_mean", 1, 1)             \
-  X(ReduceMax, "reduce_max", 1, 1)               \
-  X(AllGather, "all_gather", 1, 1)               \
-  X(ReduceScatter, "reduce_scatter", 1, 1)       \
-  X(AllReduce, "all_reduce", 1, 1)               \
-  X(AllToAll, "all_to_all", 1, 1)                \
-  X(RmsNorm, "rms_norm", 2, 2)                   \
-  X(Sdpa, "sdpa", 3, 4)                          \
-  X(TopkMask, "topk_mask", 1, 1)                 \
-  X(Greater, "greater", 2, 2)                    \
-  X(Conv2dBackwardInput, "conv2d_backward_input", 2, 2)   \
-  X(Conv2dBackwardWeight, "conv2d_backward_weight", 2, 2) \
-  X(MaxPool2dBackward, "max_pool2d_backward", 2, 2)       \
-  X(AvgPool2dBackward, "avg_pool2d_backward", 1, 1)       \
-  X(EmbeddingBackward, "embedding_backward", 2, 2)        \
-  X(SliceBackward, "slice_backward", 1, 1)                \
-  X(ShardSlice, "shard_slice", 1, 1)                      \
-  X(EmbeddingShard, "embedding_shard", 3, 3)
-
+// Every op of the IR. The numbers cross binary boundaries: loader plugins
+// (discovery/loader_sdk.h) are compiled against them and build graphs holding
+// them, and compile-cache files (compiler/program_serialize.cpp) store them.
+// So the rule is: a new op is APPENDED with the next number (and kLastOp moved
+// to it); existing ops are never renumbered, reordered or removed — then
+// adding an op changes no loader ABI. tests/core/op_numbering_test.cpp
+// freezes every existing number.
 enum class OpKind {
-#define MESHTEST_OP_ENUM(e, name, lo, hi) e,
-  MESHTEST_OPS(MESHTEST_OP_ENUM)
-#undef MESHTEST_OP_ENUM
+  Relu = 0,
+  Gelu = 1,
+  Tanh = 2,
+  Exp = 3,
+  Log = 4,
+  Sqrt = 5,
+  Rsqrt = 6,
+  Neg = 7,
+  Sigmoid = 8,
+  Silu = 9,
+  Erf = 10,
+  Sin = 11,
+  Cos = 12,
+  Add = 13,
+  Sub = 14,
+  Mul = 15,
+  Div = 16,
+  Maximum = 17,
+  Cast = 18,
+  Constant = 19,
+  Matmul = 20,
+  Linear = 21,
+  Conv2d = 22,
+  MaxPool2d = 23,
+  AvgPool2d = 24,
+  GlobalAvgPool2d = 25,
+  BatchNorm = 26,
+  LayerNorm = 27,
+  Softmax = 28,
+  Embedding = 29,
+  Reshape = 30,
+  Transpose = 31,
+  Concat = 32,
+  Slice = 33,
+  ReduceSum = 34,
+  ReduceMean = 35,
+  ReduceMax = 36,
+  AllGather = 37,
+  ReduceScatter = 38,
+  AllReduce = 39,
+  AllToAll = 40,
+  RmsNorm = 41,
+  Sdpa = 42,
+  TopkMask = 43,
+  Greater = 44,
+  Conv2dBackwardInput = 45,
+  Conv2dBackwardWeight = 46,
+  MaxPool2dBackward = 47,
+  AvgPool2dBackward = 48,
+  EmbeddingBackward = 49,
+  SliceBackward = 50,
+  ShardSlice = 51,
+  EmbeddingShard = 52,
 };
+// The op with the highest number (the registry checks every kind up to it
+// has a definition).
+constexpr OpKind kLastOp = OpKind::EmbeddingShard;
 
 struct TensorType {
   DType dtype = DType::F32;
@@ -156,11 +115,15 @@ std::optional<OpKind> find_op(std::string_view name);
 const std::vector<OpKind>& all_ops();
 int op_min_inputs(OpKind kind);
 int op_max_inputs(OpKind kind);  // -1: variadic
-bool is_unary_elementwise(OpKind kind);
-bool is_binary_elementwise(OpKind kind);
+bool is_unary_elementwise(OpKind kind);   // the UnaryElementwise family
+bool is_binary_elementwise(OpKind kind);  // the BinaryElementwise family
+// The ops of each elementwise family, in OpKind order.
+const std::vector<OpKind>& unary_elementwise_ops();
+const std::vector<OpKind>& binary_elementwise_ops();
 
 // Result type of an op, or CompileError describing what is wrong (the caller
-// adds which op). Checks arity, dtypes, ranks, shapes and attributes.
+// adds which op): arity, then attributes against the op's schema, then the
+// op's type rule (dtypes, ranks, shapes, attribute values).
 TensorType infer_type(OpKind kind, const std::vector<TensorType>& inputs, const Attrs& attrs);
 
 // numpy broadcasting of two shapes; throws CompileError when incompatible.

@@ -85,6 +85,9 @@ class ModelLoader {
 // renumbered OpKind: a plugin built against version 1 would build wrong ops.
 // 3: Attrs (every op's attributes) holds its map behind a shared pointer
 // (copy on write): a version 2 plugin would lay out its graphs' ops wrongly.
+// Adding an op needs no bump: ops are appended to OpKind, never renumbered
+// (the rule is at OpKind in core/ops.h; tests/core/op_numbering_test.cpp
+// freezes the numbers), and op definitions stay inside core.
 constexpr uint32_t kLoaderAbiVersion = 3;
 constexpr const char* kAbiVersionSymbol = "meshtest_loader_abi_version";
 constexpr const char* kCreateSymbol = "meshtest_create_loader";

@@ -1,7 +1,8 @@
-// The one table of vector-Jacobian rules: every op of MESHTEST_OPS is listed
-// with its rule or its reason for having none (see Differentiability in
-// compiler/autodiff.h). An op missing here is Unclassified: autodiff refuses
-// it on a gradient path and tests/autodiff fails until it is listed.
+// The one table of vector-Jacobian rules: every op is listed with its rule,
+// as non-differentiable, or with its reason for having none (see
+// Differentiability in compiler/autodiff.h). An op missing here is
+// Unclassified: autodiff refuses it on a gradient path and tests fail until
+// it is listed.
 #include "compiler/autodiff.h"
 #include "compiler/autodiff/vjp.h"
 
@@ -9,110 +10,68 @@ namespace meshtest::compiler {
 
 namespace {
 
-struct RuleRow {
-  Differentiability kind;
-  autodiff::VjpRule rule;
-};
+VjpEntry rule(autodiff::VjpRule r) { return VjpEntry{Differentiability::Rule, r}; }
 
-RuleRow rule_row(OpKind kind) {
-  using D = Differentiability;
+OpTable<VjpEntry> build() {
+  using K = OpKind;
   namespace ad = autodiff;
-  switch (kind) {
-    case OpKind::Relu:
-    case OpKind::Gelu:
-    case OpKind::Tanh:
-    case OpKind::Exp:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Neg:
-    case OpKind::Sigmoid:
-    case OpKind::Silu:
-    case OpKind::Erf:
-    case OpKind::Sin:
-    case OpKind::Cos:
-      return {D::Rule, ad::vjp_unary};
-    case OpKind::Add:
-    case OpKind::Sub:
-      return {D::Rule, ad::vjp_add_sub};
-    case OpKind::Mul:
-      return {D::Rule, ad::vjp_mul};
-    case OpKind::Div:
-      return {D::Rule, ad::vjp_div};
-    case OpKind::Maximum:
-      return {D::Rule, ad::vjp_maximum};
-    case OpKind::Cast:
-      return {D::Rule, ad::vjp_cast};
-    case OpKind::Matmul:
-      return {D::Rule, ad::vjp_matmul};
-    case OpKind::Linear:
-      return {D::Rule, ad::vjp_linear};
-    case OpKind::Conv2d:
-      return {D::Rule, ad::vjp_conv2d};
-    case OpKind::MaxPool2d:
-      return {D::Rule, ad::vjp_max_pool2d};
-    case OpKind::AvgPool2d:
-      return {D::Rule, ad::vjp_avg_pool2d};
-    case OpKind::GlobalAvgPool2d:
-      return {D::Rule, ad::vjp_global_avg_pool2d};
-    case OpKind::BatchNorm:
-      return {D::Rule, ad::vjp_batch_norm};
-    case OpKind::LayerNorm:
-      return {D::Rule, ad::vjp_layer_norm};
-    case OpKind::Softmax:
-      return {D::Rule, ad::vjp_softmax};
-    case OpKind::Embedding:
-      return {D::Rule, ad::vjp_embedding};
-    case OpKind::Reshape:
-      return {D::Rule, ad::vjp_reshape};
-    case OpKind::Transpose:
-      return {D::Rule, ad::vjp_transpose};
-    case OpKind::Concat:
-      return {D::Rule, ad::vjp_concat};
-    case OpKind::Slice:
-      return {D::Rule, ad::vjp_slice};
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-      return {D::Rule, ad::vjp_reduce_sum_mean};
-    case OpKind::ReduceMax:
-      return {D::Rule, ad::vjp_reduce_max};
-    case OpKind::RmsNorm:
-      return {D::Rule, ad::vjp_rms_norm};
-    case OpKind::Sdpa:
-      return {D::Rule, ad::vjp_sdpa};
-    // No operands, or piecewise constant: zero gradient.
-    case OpKind::Constant:
-    case OpKind::TopkMask:
-    case OpKind::Greater:
-      return {D::NonDifferentiable, nullptr};
-    // Made after autodiff: its own backward ops, the shard pass's collectives.
-    case OpKind::AllGather:
-    case OpKind::ReduceScatter:
-    case OpKind::AllReduce:
-    case OpKind::AllToAll:
-    case OpKind::ShardSlice:
-    case OpKind::EmbeddingShard:
-    case OpKind::Conv2dBackwardInput:
-    case OpKind::Conv2dBackwardWeight:
-    case OpKind::MaxPool2dBackward:
-    case OpKind::AvgPool2dBackward:
-    case OpKind::EmbeddingBackward:
-    case OpKind::SliceBackward:
-      return {D::AfterAutodiff, nullptr};
-    default:
-      break;
-  }
-  return {D::Unclassified, nullptr};
+  OpTable<VjpEntry> t("VJP rule");
+  t.set(unary_elementwise_ops(), rule(ad::vjp_unary));
+  t.set({K::Add, K::Sub}, rule(ad::vjp_add_sub));
+  t.set(K::Mul, rule(ad::vjp_mul));
+  t.set(K::Div, rule(ad::vjp_div));
+  t.set(K::Maximum, rule(ad::vjp_maximum));
+  t.set(K::Cast, rule(ad::vjp_cast));
+  t.set(K::Matmul, rule(ad::vjp_matmul));
+  t.set(K::Linear, rule(ad::vjp_linear));
+  t.set(K::Conv2d, rule(ad::vjp_conv2d));
+  t.set(K::MaxPool2d, rule(ad::vjp_max_pool2d));
+  t.set(K::AvgPool2d, rule(ad::vjp_avg_pool2d));
+  t.set(K::GlobalAvgPool2d, rule(ad::vjp_global_avg_pool2d));
+  t.set(K::BatchNorm, rule(ad::vjp_batch_norm));
+  t.set(K::LayerNorm, rule(ad::vjp_layer_norm));
+  t.set(K::Softmax, rule(ad::vjp_softmax));
+  t.set(K::Embedding, rule(ad::vjp_embedding));
+  t.set(K::Reshape, rule(ad::vjp_reshape));
+  t.set(K::Transpose, rule(ad::vjp_transpose));
+  t.set(K::Concat, rule(ad::vjp_concat));
+  t.set(K::Slice, rule(ad::vjp_slice));
+  t.set({K::ReduceSum, K::ReduceMean}, rule(ad::vjp_reduce_sum_mean));
+  t.set(K::ReduceMax, rule(ad::vjp_reduce_max));
+  t.set(K::RmsNorm, rule(ad::vjp_rms_norm));
+  t.set(K::Sdpa, rule(ad::vjp_sdpa));
+  // No operands, or piecewise constant: zero gradient.
+  t.set({K::Constant, K::TopkMask, K::Greater}, VjpEntry{Differentiability::NonDifferentiable, nullptr});
+  t.none({K::AllGather, K::ReduceScatter, K::AllReduce, K::AllToAll, K::ShardSlice, K::EmbeddingShard},
+         "collectives and shard-local ops are made by the shard pass, after autodiff");
+  t.none({K::Conv2dBackwardInput, K::Conv2dBackwardWeight, K::MaxPool2dBackward, K::AvgPool2dBackward,
+          K::EmbeddingBackward, K::SliceBackward},
+         "backward ops are made by autodiff; training graphs are not differentiated twice");
+  return t;
 }
 
 }  // namespace
 
-Differentiability differentiability(OpKind kind) { return rule_row(kind).kind; }
+const OpTable<VjpEntry>& vjp_rules() {
+  static const OpTable<VjpEntry> table = build();
+  return table;
+}
 
-bool has_vjp_rule(OpKind kind) { return rule_row(kind).rule != nullptr; }
+Differentiability differentiability(OpKind kind) {
+  if (const VjpEntry* entry = vjp_rules().find(kind)) return entry->kind;
+  return vjp_rules().listed(kind) ? Differentiability::AfterAutodiff : Differentiability::Unclassified;
+}
+
+bool has_vjp_rule(OpKind kind) {
+  const VjpEntry* entry = vjp_rules().find(kind);
+  return entry != nullptr && entry->rule != nullptr;
+}
 
 namespace autodiff {
-VjpRule find_vjp_rule(OpKind kind) { return rule_row(kind).rule; }
+VjpRule find_vjp_rule(OpKind kind) {
+  const VjpEntry* entry = vjp_rules().find(kind);
+  return entry != nullptr ? entry->rule : nullptr;
+}
 }  // namespace autodiff
 
 }  // namespace meshtest::compiler

@@ -72,72 +72,8 @@ Tensor decode_block_format(const Tensor& t) {
 }
 
 void dispatch_kernel(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out) {
-  const OpKind kind = instr.kind;
-  const Attrs& attrs = instr.attrs;
-  if (is_unary_elementwise(kind)) return k::unary(kind, attrs, *in[0], out);
-  if (is_binary_elementwise(kind)) return k::binary(kind, *in[0], *in[1], out);
-  const Tensor* third = in.size() > 2 ? in[2] : nullptr;
-  switch (kind) {
-    case OpKind::Cast:
-      return k::cast(*in[0], out);
-    case OpKind::Constant:
-      return k::constant(attrs, out);
-    case OpKind::Matmul:
-      return k::matmul(*in[0], *in[1], out);
-    case OpKind::Linear:
-      return k::linear(*in[0], *in[1], third, out);
-    case OpKind::Conv2d:
-      return k::conv2d(*in[0], *in[1], third, attrs, out);
-    case OpKind::MaxPool2d:
-    case OpKind::AvgPool2d:
-    case OpKind::GlobalAvgPool2d:
-      return k::pool2d(kind, attrs, *in[0], out);
-    case OpKind::BatchNorm:
-      return k::batch_norm(*in[0], *in[1], *in[2], *in[3], *in[4], attrs, out);
-    case OpKind::LayerNorm:
-      return k::layer_norm(*in[0], *in[1], *in[2], attrs, out);
-    case OpKind::Softmax:
-      return k::softmax(*in[0], attrs, out);
-    case OpKind::Embedding:
-      return k::embedding(*in[0], *in[1], out);
-    case OpKind::EmbeddingShard:
-      return k::embedding_shard(*in[0], *in[1], *in[2], out);
-    case OpKind::Reshape:
-      return k::copy_reshape(*in[0], out);
-    case OpKind::Transpose:
-      return k::transpose(*in[0], attrs, out);
-    case OpKind::Concat:
-      return k::concat(in, attrs, out);
-    case OpKind::Slice:
-      return k::slice(*in[0], attrs, out);
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-      return k::reduce(kind, *in[0], attrs, out);
-    case OpKind::RmsNorm:
-      return k::rms_norm(*in[0], *in[1], attrs, out);
-    case OpKind::Sdpa:
-      return k::sdpa(in, attrs, out);
-    case OpKind::TopkMask:
-      return k::topk_mask(*in[0], attrs, out);
-    case OpKind::Greater:
-      return k::greater(*in[0], *in[1], out);
-    case OpKind::Conv2dBackwardInput:
-      return k::conv2d_backward_input(*in[0], *in[1], attrs, out);
-    case OpKind::Conv2dBackwardWeight:
-      return k::conv2d_backward_weight(*in[0], *in[1], attrs, out);
-    case OpKind::MaxPool2dBackward:
-      return k::max_pool2d_backward(*in[0], *in[1], attrs, out);
-    case OpKind::AvgPool2dBackward:
-      return k::avg_pool2d_backward(*in[0], attrs, out);
-    case OpKind::EmbeddingBackward:
-      return k::embedding_backward(*in[0], *in[1], out);
-    case OpKind::SliceBackward:
-      return k::slice_backward(*in[0], attrs, out);
-    default:
-      break;
-  }
-  throw RuntimeError("no device kernel for op '" + std::string(op_name(kind)) + "'");
+  if (const DeviceKernel* kernel = device_kernel_table().find(instr.kind)) return (*kernel)(instr, in, out);
+  throw RuntimeError("no device kernel for op '" + std::string(op_name(instr.kind)) + "'");
 }
 
 // Reduced math fidelity (set by the compiler on GEMMs): the multiplier sees

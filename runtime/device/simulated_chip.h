@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/device_program.h"
+#include "core/op_table.h"
 #include "core/tensor.h"
 #include "runtime/device/chip_spec.h"
 
@@ -78,6 +79,12 @@ class ChipRun {
   std::unique_ptr<State> state_;
   ExecutionStats stats_;
 };
+
+// A device kernel: one instruction (kind, attributes) on its operands as the
+// chip holds them, writing the preallocated `out`.
+using DeviceKernel = void (*)(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out);
+// The chip's kernel of every op, or why it has none (device_kernel_table.cpp).
+const OpTable<DeviceKernel>& device_kernel_table();
 
 class SimulatedChip {
  public:

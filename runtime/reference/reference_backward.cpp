@@ -22,46 +22,9 @@ size_t at(ValueId v) { return static_cast<size_t>(v); }
 
 grad::Grads backward_op(const Op& op, const std::vector<Tensor>& in, const Tensor& y, const Tensor& dy,
                         const grad::Wanted& want) {
-  if (is_unary_elementwise(op.kind)) return {grad::unary_backward(op.kind, in[0], y, dy, op.attrs)};
-  if (is_binary_elementwise(op.kind)) return grad::binary_backward(op.kind, in[0], in[1], dy, want);
-  switch (op.kind) {
-    case OpKind::Cast:  // float -> float: the reference holds both in f32
-    case OpKind::Reshape:
-      return {dy.reshaped(in[0].shape())};
-    case OpKind::Matmul:
-      return grad::matmul_backward(in[0], in[1], dy, want);
-    case OpKind::Linear:
-      return grad::linear_backward(in[0], in[1], dy, want);
-    case OpKind::Conv2d:
-      return grad::conv2d_backward(in[0], in[1], dy, op.attrs, want);
-    case OpKind::MaxPool2d:
-      return {grad::max_pool2d_backward(in[0], dy, op.attrs)};
-    case OpKind::AvgPool2d:
-      return {grad::avg_pool2d_backward(in[0], dy, op.attrs)};
-    case OpKind::GlobalAvgPool2d:
-      return {grad::global_avg_pool2d_backward(in[0], dy)};
-    case OpKind::BatchNorm:
-      return grad::batch_norm_backward(in, dy, op.attrs, want);
-    case OpKind::LayerNorm:
-      return grad::layer_norm_backward(in, dy, op.attrs, want);
-    case OpKind::Softmax:
-      return {grad::softmax_backward(y, dy, op.attrs)};
-    case OpKind::Embedding:
-      return {Tensor(), grad::embedding_backward(in[0], in[1].shape(), dy)};
-    case OpKind::Transpose:
-      return {grad::transpose_backward(dy, op.attrs)};
-    case OpKind::Concat:
-      return grad::concat_backward(in, dy, op.attrs, want);
-    case OpKind::Slice:
-      return {grad::slice_backward(in[0].shape(), dy, op.attrs)};
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-      return {grad::reduce_backward(op.kind, in[0], y, dy, op.attrs)};
-    default:
-      break;
-  }
-  throw RuntimeError("the reference has no gradient for this op");
+  const ReferenceGradient* gradient = reference_gradients().find(op.kind);
+  if (gradient == nullptr || gradient->kernel == nullptr) throw RuntimeError("the reference has no gradient for this op");
+  return gradient->kernel(GradientArgs{op, in, y, dy, want});
 }
 
 class ReferenceBackward {
@@ -205,18 +168,10 @@ std::vector<bool> reference_differentiable_operands(const Graph& graph, const Op
   std::vector<bool> diff(op.inputs.size(), false);
   if (!is_floating(graph.type(op.output).dtype)) return diff;  // an integer result carries no gradient
   auto floating = [&](size_t k) { return is_floating(graph.type(op.inputs[k]).dtype); };
-  switch (op.kind) {
-    case OpKind::Constant:
-    case OpKind::TopkMask:
-    case OpKind::Greater:
-      return diff;
-    case OpKind::Embedding:
-      diff[1] = floating(1);
-      return diff;
-    default:
-      for (size_t k = 0; k < diff.size(); ++k) diff[k] = floating(k);
-      return diff;
-  }
+  const ReferenceGradient* gradient = reference_gradients().find(op.kind);
+  if (gradient != nullptr && gradient->kernel == nullptr) return diff;  // no gradient flows through
+  for (size_t k = 0; k < diff.size(); ++k) diff[k] = floating(k);  // embedding's integer ids are not
+  return diff;
 }
 
 ReferenceTraining run_reference_training(const Graph& forward, const NamedTensors& inputs, std::string_view output,

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/op_table.h"
 #include "core/tensor.h"
 #include "runtime/reference/reference_executor.h"
 
@@ -62,5 +63,27 @@ std::vector<Tensor> reference_sgd_step(const Graph& forward, const ReferenceTrai
 // Which operands of `op` a gradient flows through (the conventions above);
 // operand types come from `graph`.
 std::vector<bool> reference_differentiable_operands(const Graph& graph, const Op& op);
+
+// What a reference gradient kernel sees: the forward op, its operands and
+// result (f32, as the forward kernels hold them), the gradient of the result
+// and which operands want a gradient.
+struct GradientArgs {
+  const Op& op;
+  const std::vector<Tensor>& in;
+  const Tensor& y;
+  const Tensor& dy;
+  const std::vector<bool>& want;
+};
+// One gradient per operand (f32, the operand's shape), empty where not wanted.
+using GradientKernel = std::vector<Tensor> (*)(const GradientArgs& args);
+// An op's reference gradient: its kernel, or nullptr for an op no gradient
+// flows through (operand-free or piecewise constant: constant, topk_mask,
+// greater).
+struct ReferenceGradient {
+  GradientKernel kernel = nullptr;
+};
+// The reference gradient of every op, or why it has none
+// (reference_gradient_table.cpp).
+const OpTable<ReferenceGradient>& reference_gradients();
 
 }  // namespace meshtest::runtime

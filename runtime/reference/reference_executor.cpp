@@ -8,13 +8,10 @@
 #include <new>
 
 #include "core/error.h"
-#include "runtime/reference/reference_kernels.h"
 
 namespace meshtest::runtime {
 
 namespace {
-
-namespace ref = reference;
 
 // The dtype the reference holds a value in: f32 for every floating dtype.
 DType held_dtype(DType declared) { return is_floating(declared) ? DType::F32 : declared; }
@@ -23,73 +20,10 @@ DType held_dtype(DType declared) { return is_floating(declared) ? DType::F32 : d
 Tensor widen(const Tensor& t, DType declared) { return t.to(held_dtype(declared)); }
 
 Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
-  if (is_unary_elementwise(op.kind)) return ref::unary(op.kind, in[0], op.attrs);
-  if (is_binary_elementwise(op.kind)) return ref::binary(op.kind, in[0], in[1]);
-  const Tensor* third = in.size() > 2 ? &in[2] : nullptr;
-  switch (op.kind) {
-    case OpKind::Cast:
-      return ref::cast(in[0], parse_dtype(op.attrs.get_string("dtype")));
-    case OpKind::Constant:
-      return ref::constant(op.attrs);
-    case OpKind::Matmul:
-      return ref::matmul(in[0], in[1]);
-    case OpKind::Linear:
-      return ref::linear(in[0], in[1], third);
-    case OpKind::Conv2d:
-      return ref::conv2d(in[0], in[1], third, op.attrs);
-    case OpKind::MaxPool2d:
-      return ref::max_pool2d(in[0], op.attrs);
-    case OpKind::AvgPool2d:
-      return ref::avg_pool2d(in[0], op.attrs);
-    case OpKind::GlobalAvgPool2d:
-      return ref::global_avg_pool2d(in[0]);
-    case OpKind::BatchNorm:
-      return ref::batch_norm(in[0], in[1], in[2], in[3], in[4], op.attrs);
-    case OpKind::LayerNorm:
-      return ref::layer_norm(in[0], in[1], in[2], op.attrs);
-    case OpKind::Softmax:
-      return ref::softmax(in[0], op.attrs);
-    case OpKind::Embedding:
-      return ref::embedding(in[0], in[1]);
-    case OpKind::Reshape:
-      return ref::reshape(in[0], op.attrs);
-    case OpKind::Transpose:
-      return ref::transpose(in[0], op.attrs);
-    case OpKind::Concat:
-      return ref::concat(in, op.attrs);
-    case OpKind::Slice:
-      return ref::slice(in[0], op.attrs);
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-      return ref::reduce(op.kind, in[0], op.attrs);
-    case OpKind::TopkMask:
-      return ref::topk_mask(in[0], op.attrs);
-    case OpKind::Greater:
-      return ref::greater(in[0], in[1]);
-    case OpKind::Conv2dBackwardInput:
-      return ref::conv2d_backward_input(in[0], in[1], op.attrs);
-    case OpKind::Conv2dBackwardWeight:
-      return ref::conv2d_backward_weight(in[0], in[1], op.attrs);
-    case OpKind::MaxPool2dBackward:
-      return ref::max_pool2d_backward(in[0], in[1], op.attrs);
-    case OpKind::AvgPool2dBackward:
-      return ref::avg_pool2d_backward(in[0], op.attrs);
-    case OpKind::EmbeddingBackward:
-      return ref::embedding_backward(in[0], in[1], op.attrs);
-    case OpKind::SliceBackward:
-      return ref::slice_backward(in[0], op.attrs);
-    case OpKind::AllGather:
-    case OpKind::ReduceScatter:
-    case OpKind::AllReduce:
-    case OpKind::AllToAll:
-    case OpKind::ShardSlice:
-    case OpKind::EmbeddingShard:
-      throw RuntimeError("collectives and shard-local ops run only on a mesh; the reference runs the unsharded graph");
-    default:
-      break;
-  }
-  throw RuntimeError("the reference has no kernel for this op");
+  const OpTable<ReferenceKernel>& kernels = reference_kernels();
+  if (const ReferenceKernel* kernel = kernels.find(op.kind)) return (*kernel)(op, in);
+  const std::string_view reason = kernels.reason(op.kind);
+  throw RuntimeError(reason.empty() ? "the reference has no kernel for this op" : std::string(reason));
 }
 
 class ReferenceRun {

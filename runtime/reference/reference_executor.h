@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/op_table.h"
 #include "core/tensor.h"
 
 namespace meshtest::runtime {
@@ -19,5 +20,12 @@ using NamedTensors = std::map<std::string, Tensor>;
 // widened to f32. Returns the outputs in graph order (f32, or the integer
 // dtype of an integer output). Throws RuntimeError naming the op on failure.
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs);
+
+// A reference forward kernel: the op (kind, attributes) applied to its
+// operands as the reference holds them (floats widened to f32).
+using ReferenceKernel = Tensor (*)(const Op& op, const std::vector<Tensor>& in);
+// The reference's kernel of every op, or why it has none
+// (reference_kernel_table.cpp).
+const OpTable<ReferenceKernel>& reference_kernels();
 
 }  // namespace meshtest::runtime

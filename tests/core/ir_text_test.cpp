@@ -72,23 +72,24 @@ Graph every_op_graph() {
       {{"kernel", Ints{3, 3}}, {"stride", Ints{1, 1}}, {"padding", Ints{1, 1}}, {"count_include_pad", int64_t{0}}});
   const ValueId gp = b.op(OpKind::GlobalAvgPool2d, {ap});
   const ValueId bnorm = b.op(OpKind::BatchNorm, {conv, bn, conv_b, conv_b, bn_var}, {{"eps", 1e-5}});
-  // Attributes of every kind, including floats that are hard to round-trip.
+  // Attributes of every kind, including floats that are hard to round-trip
+  // (discardable "test.*" ones, which no op schema checks).
   Attrs ln_attrs = {{"eps", 1e-5},
-                    {"weird key \"with\" quotes", std::string("tab\tquote\"backslash\\ newline\n \x01 \xc3\xbc")},
-                    {"min_int", std::numeric_limits<int64_t>::min()},
-                    {"max_int", std::numeric_limits<int64_t>::max()},
-                    {"pinf", kInf},
-                    {"ninf", -kInf},
-                    {"nan", std::numeric_limits<double>::quiet_NaN()},
-                    {"neg_zero", -0.0},
-                    {"denormal", 5e-324},
-                    {"largest", std::numeric_limits<double>::max()},
-                    {"third", 1.0 / 3.0},
-                    {"whole", 3.0},
-                    {"big_whole", 1e22},
-                    {"empty_list", Ints{}},
-                    {"negative_list", Ints{-1, 0, std::numeric_limits<int64_t>::min()}},
-                    {"empty_string", std::string()}};
+                    {"test.weird key \"with\" quotes", std::string("tab\tquote\"backslash\\ newline\n \x01 \xc3\xbc")},
+                    {"test.min_int", std::numeric_limits<int64_t>::min()},
+                    {"test.max_int", std::numeric_limits<int64_t>::max()},
+                    {"test.pinf", kInf},
+                    {"test.ninf", -kInf},
+                    {"test.nan", std::numeric_limits<double>::quiet_NaN()},
+                    {"test.neg_zero", -0.0},
+                    {"test.denormal", 5e-324},
+                    {"test.largest", std::numeric_limits<double>::max()},
+                    {"test.third", 1.0 / 3.0},
+                    {"test.whole", 3.0},
+                    {"test.big_whole", 1e22},
+                    {"test.empty_list", Ints{}},
+                    {"test.negative_list", Ints{-1, 0, std::numeric_limits<int64_t>::min()}},
+                    {"test.empty_string", std::string()}};
   const ValueId ln = b.op(OpKind::LayerNorm, {bnorm, ln_g, ln_b}, ln_attrs);
   const ValueId sm = b.softmax(ln, -1);
   const ValueId e = b.op(OpKind::Embedding, {ids, emb});
@@ -225,13 +226,14 @@ TEST(IrTextTest, PrintedFormIsReadable) {
   EXPECT_THAT(text, HasSubstr("  %1 = gelu(%0) {approximate = \"tanh\"} : f32[2,4,8,8]\n"));
   EXPECT_THAT(text, HasSubstr(" = constant() {dtype = \"f32\", shape = [8], value = 0.1} : f32[8]\n"));
   EXPECT_THAT(text, HasSubstr("{dilation = [1, 1], groups = 2, padding = [1, 1], stride = [1, 1]}"));
-  EXPECT_THAT(text, HasSubstr("empty_list = [], empty_string = \"\", eps = 1e-05, "));
-  EXPECT_THAT(text, HasSubstr("max_int = 9223372036854775807, min_int = -9223372036854775808, nan = nan, "
-                              "neg_zero = -0.0, negative_list = [-1, 0, -9223372036854775808], ninf = -inf, "
-                              "pinf = inf, third = 0.3333333333333333, "
-                              "\"weird key \\\"with\\\" quotes\" = \"tab\\tquote\\\"backslash\\\\ newline\\n "
-                              "\\x01 \\xc3\\xbc\", whole = 3.0}"));
-  EXPECT_THAT(text, HasSubstr("big_whole = 1e+22, denormal = 5e-324, "));
+  EXPECT_THAT(text, HasSubstr("{eps = 1e-05, \"test.big_whole\" = 1e+22, \"test.denormal\" = 5e-324, "
+                              "\"test.empty_list\" = [], \"test.empty_string\" = \"\", "));
+  EXPECT_THAT(text, HasSubstr("\"test.max_int\" = 9223372036854775807, \"test.min_int\" = -9223372036854775808, "
+                              "\"test.nan\" = nan, \"test.neg_zero\" = -0.0, "
+                              "\"test.negative_list\" = [-1, 0, -9223372036854775808], \"test.ninf\" = -inf, "
+                              "\"test.pinf\" = inf, \"test.third\" = 0.3333333333333333, "
+                              "\"test.weird key \\\"with\\\" quotes\" = \"tab\\tquote\\\"backslash\\\\ newline\\n "
+                              "\\x01 \\xc3\\xbc\", \"test.whole\" = 3.0}"));
   EXPECT_THAT(text, HasSubstr("  output @\"pooled max\" = %"));
   EXPECT_THAT(text, HasSubstr("  output @passthrough = @x\n}\n"));
 }
@@ -295,16 +297,16 @@ graph @g {  // trailing comment
 TEST(IrTextTest, IntegerAndFloatAttributesStayDistinct) {
   const Graph g = parse_graph(R"(graph @g {
   input @x : f32[2]
-  %0 = relu(@x) {i = 3, f = 3.0, e = 3e0, n = -7, big = 1E2} : f32[2]
+  %0 = relu(@x) {"t.i" = 3, "t.f" = 3.0, "t.e" = 3e0, "t.n" = -7, "t.big" = 1E2} : f32[2]
   output @y = %0
 })");
   const Attrs& a = g.ops[0].attrs;
-  EXPECT_TRUE(std::holds_alternative<int64_t>(a.values().at("i")));
-  EXPECT_TRUE(std::holds_alternative<double>(a.values().at("f")));
-  EXPECT_TRUE(std::holds_alternative<double>(a.values().at("e")));
-  EXPECT_TRUE(std::holds_alternative<int64_t>(a.values().at("n")));
-  EXPECT_EQ(a.get_float("big"), 100.0);
-  EXPECT_THAT(print_graph(g), HasSubstr("{big = 100.0, e = 3.0, f = 3.0, i = 3, n = -7}"));
+  EXPECT_TRUE(std::holds_alternative<int64_t>(a.values().at("t.i")));
+  EXPECT_TRUE(std::holds_alternative<double>(a.values().at("t.f")));
+  EXPECT_TRUE(std::holds_alternative<double>(a.values().at("t.e")));
+  EXPECT_TRUE(std::holds_alternative<int64_t>(a.values().at("t.n")));
+  EXPECT_EQ(a.get_float("t.big"), 100.0);
+  EXPECT_THAT(print_graph(g), HasSubstr("{\"t.big\" = 100.0, \"t.e\" = 3.0, \"t.f\" = 3.0, \"t.i\" = 3, \"t.n\" = -7}"));
 }
 
 TEST(IrTextTest, FloatsRoundTripBitExactly) {
@@ -316,9 +318,9 @@ TEST(IrTextTest, FloatsRoundTripBitExactly) {
     if (std::isnan(v)) continue;
     GraphBuilder b("f");
     const ValueId x = b.input("x", DType::F32, {1});
-    b.output("y", b.op(OpKind::Relu, {x}, {{"v", v}}));
+    b.output("y", b.op(OpKind::Relu, {x}, {{"test.v", v}}));
     const Graph g = parse_graph(print_graph(b.finish()));
-    const double back = std::get<double>(g.ops[0].attrs.values().at("v"));
+    const double back = std::get<double>(g.ops[0].attrs.values().at("test.v"));
     ASSERT_EQ(std::memcmp(&back, &v, sizeof v), 0) << v;
   }
 }
