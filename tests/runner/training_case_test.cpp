@@ -14,8 +14,8 @@
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "discovery/discovery.h"
-#include "runner/case_pipeline.h"
-#include "runner/training_phase.h"
+#include "runner/pipeline/case_pipeline.h"
+#include "runner/pipeline/training_phase.h"
 
 namespace meshtest::runner {
 namespace {
