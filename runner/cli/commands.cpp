@@ -84,6 +84,7 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   PipelineOptions popts;
   popts.arch = runtime::arch_profile(o.arch);
   popts.chip = popts.arch.chip;
+  popts.backend = ro.backend;
   popts.optimization_level = ro.optimization_level;
   popts.compile = ro.compile;
   popts.force_run = ro.force_run;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/registry.h"
 #include "runner/collection/collection.h"
 #include "runner/engine/fork_server.h"
 #include "runner/pipeline/compile_settings.h"
@@ -21,6 +22,7 @@ struct RunOptions {
   bool force_run = false;
   bool strict_xfail = true;
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
+  std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
   std::string argv;  // recorded with the run
   CompileSettings compile;  // compile-phase options (issue 4)
   // Execution engine (issue 8).

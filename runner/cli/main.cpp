@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 
 #include "core/error.h"
@@ -16,6 +17,18 @@ namespace {
 
 using meshtest::runner::CommonOptions;
 using meshtest::runner::RunOptions;
+
+// A CLI11 check from a function that throws on a bad value: its message is the option's error.
+std::function<std::string(const std::string&)> rejects_what_throws(std::function<void(const std::string&)> parse) {
+  return [parse](const std::string& value) {
+    try {
+      parse(value);
+      return std::string();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+  };
+}
 
 void add_selection_options(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("ids", o.selection.ids, "Exact test ids to select");
@@ -101,14 +114,10 @@ int main(int argc, char** argv) {
   run->add_flag("!--no-strict-xfail", run_opts.strict_xfail, "An xfail case that passes is not an error");
   run->add_option("--optimizer-step", run_opts.optimizer_step,
                   "Training cases also apply one SGD step (sgd:LR) on both sides and compare the updated weights")
-      ->check([](const std::string& v) {
-        try {
-          meshtest::runner::parse_optimizer_step(v);
-          return std::string();
-        } catch (const std::exception& e) {
-          return std::string(e.what());
-        }
-      });
+      ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_optimizer_step(v); }));
+  run->add_option("--backend", run_opts.backend, "Device backend, by name")
+      ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
+      ->capture_default_str();
   CLI::Option* resume = add_engine_options(run, run_opts);
   add_compile_options(run, run_opts.compile);
 

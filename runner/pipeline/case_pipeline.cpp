@@ -201,14 +201,15 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
         settings.optimization_level = options.optimization_level;
       }
       compiled = compile_case(c.id, c.expectation, model.graph, settings,
-                              CompileTarget{options.chip, options.arch.chips, parallel.sharding, false}, r);
+                              CompileTarget{options.backend, options.chip, options.arch.chips, parallel.sharding, false},
+                              r);
     }
     if (options.compile.compile_only) return compiled_only();
     enter(Phase::Execute);
     std::vector<Tensor> device;
     {
       PhaseClock clock(r.seconds.execute);
-      compiler::MemoryStats stats;
+      backend::MemoryStats stats;
       device = compiled.backend->execute(*compiled.executable, inputs, stats);
       record_execution_stats(stats, options.chip, r);
     }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "backend/registry.h"
 #include "reports/case_result.h"
 #include "runner/collection/test_case.h"
 #include "runner/pipeline/compile_settings.h"
@@ -23,6 +24,7 @@
 namespace meshtest::runner {
 
 struct PipelineOptions {
+  std::string backend = std::string(backend::kDefaultBackend);  // --backend: by name (backend/registry.h)
   runtime::ChipSpec chip;
   runtime::ArchProfile arch;  // --arch: chips and mesh (its chip is `chip`)
   int optimization_level = 0;  // used when compile.optimization_level and the YAML give none

@@ -10,10 +10,8 @@
 #include <fstream>
 
 #include "compiler/compile_cache.h"
-#include "compiler/program_text.h"
 #include "core/error.h"
 #include "core/ir_text.h"
-#include "runner/simulated_backend.h"
 
 namespace meshtest::runner {
 
@@ -116,28 +114,27 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   const bool dumping = !settings.serialize_dir.empty() || !entry.filechecks.empty();
   DumpSink sink(
       settings.serialize_dir.empty() ? "" : (fs::path(settings.serialize_dir) / sanitize_test_id(test_id)).string());
-  compiler::CompileRequest request;
+  backend::CompileRequest request;
   request.options = resolve_compile_options(settings, entry);
   request.options.sharding = target.sharding;
   request.enable_trace = target.enable_trace;
   if (dumping) {
     sink.add("frontend", print_graph(graph));
-    request.dump = [&sink](std::string_view pass, const compiler::CompileUnit& unit) {
-      sink.add(std::string(pass), unit.program ? compiler::print_program(*unit.program) : print_graph(unit.graph));
-    };
+    request.dump = [&sink](std::string_view stage, const std::string& text) { sink.add(std::string(stage), text); };
   }
   // Dumps are wanted exactly when the passes must run, so the cache is bypassed then.
   const bool cache = settings.use_cache && !dumping;
   CompiledCase out;
-  out.backend = make_simulated_backend(
-      chip, target.chips, cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "");
+  const std::string cache_dir =
+      cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "";
+  out.backend = backend::builtin_backends().create(target.backend, {chip, target.chips, cache_dir});
   try {
     out.executable = out.backend->compile(graph, request);
   } catch (const std::exception& e) {
     sink.note("error.txt", std::string(e.what()) + "\n");
     throw;
   }
-  const compiler::CompileInfo& info = out.executable->info();
+  const backend::CompileInfo& info = out.executable->info();
   record.compile_cache_hit = info.cache_hit;
   record.compile_stats = format_stats(info.stats);
   record.peak_device_dram_bytes = info.planned_peak_dram_bytes;
@@ -159,7 +156,7 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   return compile_case(test_id, entry, graph, settings, target, record);
 }
 
-void record_execution_stats(const compiler::MemoryStats& stats, const runtime::ChipSpec& chip,
+void record_execution_stats(const backend::MemoryStats& stats, const runtime::ChipSpec& chip,
                             reports::CaseResult& record) {
   record.peak_device_dram_bytes = stats.peak_dram_bytes;
   const int64_t cores = int64_t{chip.core_rows} * chip.core_cols;

@@ -6,7 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "compiler/backend.h"
+#include "backend/backend.h"
+#include "backend/registry.h"
 #include "config/test_config.h"
 #include "reports/case_result.h"
 #include "runner/pipeline/compile_settings.h"
@@ -15,8 +16,8 @@
 namespace meshtest::runner {
 
 struct CompiledCase {
-  std::unique_ptr<compiler::Backend> backend;
-  std::unique_ptr<compiler::Executable> executable;
+  std::unique_ptr<backend::Backend> backend;
+  std::unique_ptr<backend::Executable> executable;
 };
 
 // CLI first, then the YAML entry, then defaults. Throws ParseError for a bad
@@ -26,8 +27,10 @@ compiler::CompileOptions resolve_compile_options(const CompileSettings& settings
 // A test id as one safe folder name: characters outside [A-Za-z0-9._-] become '_'.
 std::string sanitize_test_id(const std::string& id);
 
-// Where a case compiles for: one chip of the arch, or a mesh of its chips.
+// Where a case compiles for: one chip of the arch (the 1x1 mesh), or a mesh
+// of its chips, on the named backend (backend/registry.h).
 struct CompileTarget {
+  std::string backend = std::string(backend::kDefaultBackend);
   runtime::ChipSpec chip;
   int chips = 1;                                             // chips the arch has
   std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
@@ -47,7 +50,7 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
 
 // Fills the record's execution figures from what the backend measured:
 // peak DRAM (per chip and the highest), L1 per core, ops, mesh traffic, leaks.
-void record_execution_stats(const compiler::MemoryStats& stats, const runtime::ChipSpec& chip,
+void record_execution_stats(const backend::MemoryStats& stats, const runtime::ChipSpec& chip,
                             reports::CaseResult& record);
 
 }  // namespace meshtest::runner

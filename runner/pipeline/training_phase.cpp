@@ -264,7 +264,7 @@ TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& option
     if (!settings.optimization_level && options.optimization_level != 0) {
       settings.optimization_level = options.optimization_level;
     }
-    const CompileTarget target{options.chip, options.arch.chips,
+    const CompileTarget target{options.backend, options.chip, options.arch.chips,
                                training_sharding(c.parallelism, parallel.sharding, model.graph, output, options.arch), false};
     compiled = compile_case(c.id, c.expectation, training.graph, settings, target, record);
   }
@@ -293,7 +293,7 @@ TrainingRun run_training_phases(const TestCase& c, const PipelineOptions& option
     PhaseClock clock(record.seconds.execute);
     sdk::Inputs feeds = inputs;
     feeds[compiler::kSeedGradientInput] = seed;
-    compiler::MemoryStats stats;
+    backend::MemoryStats stats;
     outputs = compiled.backend->execute(*compiled.executable, feeds, stats);
     record_execution_stats(stats, options.chip, record);
   }

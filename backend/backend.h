@@ -1,33 +1,37 @@
 // The backend boundary (versioned, deliberately small): a device backend
-// compiles a graph for a target with options into an Executable, and executes
-// an Executable on inputs into outputs plus memory statistics. The runner
-// only talks to this interface; the simulated backend (runner/
-// simulated_backend.h) is one implementation, a real accelerator another.
+// compiles a graph for a mesh of its chips into an Executable, and executes
+// an Executable on inputs into outputs plus memory statistics. One chip is
+// the 1x1 mesh. Backends are created by name (backend/registry.h); the
+// runner only talks to this interface. Nothing here exposes the compiler's
+// internals: dumps arrive as text, pass timings stay inside the backend.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "compiler/compile.h"
+#include "compiler/compile_options.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 
-namespace meshtest::compiler {
+namespace meshtest::backend {
 
 // Bumped on any incompatible change of Backend or Executable.
 // 2: meshes (CompileOptions::sharding, CompileRequest::enable_trace, per-chip
 //    and collective figures in CompileInfo / MemoryStats).
-constexpr int kBackendApiVersion = 2;
+// 3: its own module; dumps as text (StageDump), no pass list in CompileInfo;
+//    one chip is the 1x1 mesh (per-chip figures always filled).
+constexpr int kBackendApiVersion = 3;
 
 // What compiling produced, for reports (same for a cache hit).
 struct CompileInfo {
   bool cache_hit = false;
   std::string cache_warning;             // a corrupted/foreign entry that was ignored
-  std::map<std::string, int64_t> stats;  // pass statistics
-  std::vector<PassRun> passes;           // empty on a cache hit
+  std::map<std::string, int64_t> stats;  // compiler statistics ("fuse.ops_fused", ...)
   int64_t planned_peak_dram_bytes = 0;   // per chip
   int64_t planned_peak_l1_bytes = 0;     // per chip
   int64_t device_ops = 0;
@@ -40,7 +44,7 @@ struct MemoryStats {
   int64_t peak_dram_bytes = 0;  // per chip (the highest chip on a mesh)
   int64_t peak_l1_bytes = 0;    // per chip (the highest chip on a mesh)
   int64_t ops_executed = 0;     // per chip
-  std::vector<int64_t> per_chip_peak_dram_bytes;  // index = chip id
+  std::vector<int64_t> per_chip_peak_dram_bytes;  // index = chip id (one entry on one chip)
   int64_t collectives_executed = 0;
   int64_t bytes_moved_between_chips = 0;
   int64_t device_bytes_leaked = 0;  // still allocated after the execution, all chips
@@ -52,9 +56,15 @@ class Executable {
   virtual const CompileInfo& info() const = 0;
 };
 
+// Sees the IR as text after every compile stage that ran (a pass name and
+// the graph, or the device program once lowered).
+using StageDump = std::function<void(std::string_view stage, const std::string& text)>;
+
 struct CompileRequest {
-  CompileOptions options;
-  DumpHook dump;  // sees the unit after every pass (not called on a cache hit)
+  // Optimization level, dtypes, fidelity, fusion; `options.sharding` null:
+  // the 1x1 mesh (one chip).
+  compiler::CompileOptions options;
+  StageDump dump;  // not called on a cache hit
   // The first execution records its dispatch sequence, later ones replay it.
   bool enable_trace = false;
 };
@@ -71,4 +81,4 @@ class Backend {
                                       MemoryStats& stats) = 0;
 };
 
-}  // namespace meshtest::compiler
+}  // namespace meshtest::backend

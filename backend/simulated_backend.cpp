@@ -1,58 +1,65 @@
 // Simulated backend: compile (cache lookup, pass pipeline, cache store) and
-// execute (weights materialized on first execution, then the chip runs; on a
-// mesh each chip gets its shard of every split weight).
-#include "runner/simulated_backend.h"
+// execute on the mesh runtime (weights materialized on first execution; each
+// chip gets its shard of every split weight, replicated ones are shared).
+#include "backend/simulated_backend.h"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <optional>
 #include <tuple>
 
+#include "compiler/compile.h"
 #include "compiler/compile_cache.h"
+#include "compiler/program_text.h"
 #include "core/error.h"
-#include "runtime/device/simulated_chip.h"
+#include "core/ir_text.h"
 #include "runtime/mesh/mesh_runtime.h"
 
-namespace meshtest::runner {
+namespace meshtest::backend {
 
 namespace {
 
-compiler::CompileInfo info_of(const compiler::CompileResult& result) {
-  compiler::CompileInfo info;
+// The compiler's per-pass hook as a text dump (none when nobody listens).
+compiler::DumpHook text_dump(const StageDump& dump) {
+  if (!dump) return {};
+  return [dump](std::string_view pass, const compiler::CompileUnit& unit) {
+    dump(pass, unit.program ? compiler::print_program(*unit.program) : print_graph(unit.graph));
+  };
+}
+
+CompileInfo info_of(const compiler::CompileResult& result) {
+  CompileInfo info;
   info.stats = result.stats;
   info.planned_peak_dram_bytes = result.program.planned_peak_dram_bytes;
   info.planned_peak_l1_bytes = result.program.planned_peak_l1_bytes;
   info.device_ops = static_cast<int64_t>(result.program.instrs.size());
+  if (result.sharding) {
+    info.mesh = result.sharding->mesh.text();
+    info.sharding_fallbacks = result.sharding->fallbacks;
+    info.collectives = result.sharding->collectives;
+  }
   return info;
 }
 
-class SimulatedExecutable : public compiler::Executable {
+// The 1x1 mesh's plan: every parameter and output whole on its one chip.
+compiler::ShardingPlan one_chip_plan() {
+  compiler::ShardingPlan plan;
+  plan.mesh.shape = {1, 1};
+  return plan;
+}
+
+// A per-chip program for a mesh (one chip: the 1x1 mesh); weights are cut
+// from the global graph's weights on first execution (replicated ones
+// converted once, shared by every chip).
+class SimulatedExecutable : public Executable {
  public:
-  SimulatedExecutable(const Graph& graph, compiler::CompileResult result, compiler::CompileInfo info)
-      : graph_(graph), program_(std::move(result.program)), info_(std::move(info)) {}
-  const compiler::CompileInfo& info() const override { return info_; }
-
-  const DeviceProgram& loaded_program() {
-    if (!loaded_) {
-      compiler::load_weights(graph_, program_);
-      loaded_ = true;
-    }
-    return program_;
-  }
-
- private:
-  Graph graph_;  // shares weight storage with the caller's graph; needed for lazy weights
-  DeviceProgram program_;
-  compiler::CompileInfo info_;
-  bool loaded_ = false;
-};
-
-// A per-chip program for a mesh; weights are cut from the global graph's
-// weights on first execution (replicated ones converted once, shared).
-class MeshExecutable : public compiler::Executable {
- public:
-  MeshExecutable(const Graph& global, compiler::CompileResult result, compiler::CompileInfo info,
-                 const runtime::ChipSpec& chip, bool enable_trace)
-      : global_(global), plan_(std::move(*result.sharding)), info_(std::move(info)), runtime_(chip, enable_trace) {
+  SimulatedExecutable(const Graph& global, compiler::CompileResult result, CompileInfo info,
+                      const runtime::ChipSpec& chip, bool enable_trace)
+      : global_(global),
+        plan_(result.sharding ? std::move(*result.sharding) : one_chip_plan()),
+        info_(std::move(info)),
+        runtime_(chip, enable_trace) {
     program_.mesh = plan_.mesh;
     program_.program = std::move(result.program);
     for (const auto& [name, s] : plan_.params) {
@@ -61,7 +68,7 @@ class MeshExecutable : public compiler::Executable {
     }
     program_.outputs = plan_.outputs;
   }
-  const compiler::CompileInfo& info() const override { return info_; }
+  const CompileInfo& info() const override { return info_; }
   runtime::MeshRuntime& runtime() { return runtime_; }
 
   const runtime::MeshProgram& loaded_program() {
@@ -119,83 +126,57 @@ class MeshExecutable : public compiler::Executable {
     loaded_ = true;
   }
 
-  Graph global_;
+  Graph global_;  // shares weight storage with the caller's graph; needed for lazy weights
   compiler::ShardingPlan plan_;
-  compiler::CompileInfo info_;
+  CompileInfo info_;
   runtime::MeshProgram program_;
   runtime::MeshRuntime runtime_;
   bool loaded_ = false;
 };
 
-class SimulatedBackend : public compiler::Backend {
+class SimulatedBackend : public Backend {
  public:
-  SimulatedBackend(runtime::ChipSpec chip, int chips, std::string cache_dir)
-      : chip_(std::move(chip)), chips_(chips), cache_(std::move(cache_dir)) {}
+  explicit SimulatedBackend(const BackendConfig& config)
+      : chip_(config.chip), chips_(config.chips), cache_(config.cache_dir) {}
 
-  std::string name() const override { return "simulated"; }
+  std::string name() const override { return std::string(kDefaultBackend); }
 
-  std::unique_ptr<compiler::Executable> compile(const Graph& graph, const compiler::CompileRequest& request) override {
+  std::unique_ptr<Executable> compile(const Graph& graph, const CompileRequest& request) override {
     compiler::CompileOptions options = request.options;
     options.dram_capacity_bytes = chip_.dram_bytes;
     options.l1_capacity_bytes = chip_.l1_bytes_total();
-    if (options.sharding) return compile_for_mesh(graph, options, request);
+    if (options.sharding && options.sharding->mesh.size() > chips_) {
+      const Mesh& mesh = options.sharding->mesh;
+      throw CompileError("mesh " + mesh.text() + " needs " + std::to_string(mesh.size()) + " chips, " + chip_.arch +
+                         " has " + std::to_string(chips_));
+    }
+    // Only the 1x1 mesh without a sharding request is cached (see the header).
+    const bool cached = cache_.enabled() && !options.sharding;
     std::optional<compiler::CompileResult> result;
     std::string key;
     std::string cache_warning;
-    if (cache_.enabled()) {
+    if (cached) {
       key = compiler::compile_cache_key(graph, options, chip_.arch + " 1x1");
       result = cache_.load(key, cache_warning);
       if (!cache_warning.empty()) spdlog::warn("{}", cache_warning);
     }
     const bool hit = result.has_value();
-    std::vector<compiler::PassRun> passes;
     if (!result) {
-      result = compiler::compile_program(graph, options, request.dump);
-      passes = result->passes;
-      if (cache_.enabled()) {
+      result = compiler::compile_program(graph, options, text_dump(request.dump));
+      if (cached) {
         if (const std::string w = cache_.store(key, *result); !w.empty()) spdlog::warn("{}", w);
       }
     }
-    compiler::CompileInfo info = info_of(*result);
+    CompileInfo info = info_of(*result);
     info.cache_hit = hit;
     info.cache_warning = cache_warning;
-    info.passes = std::move(passes);
-    return std::make_unique<SimulatedExecutable>(graph, std::move(*result), std::move(info));
+    return std::make_unique<SimulatedExecutable>(graph, std::move(*result), std::move(info), chip_,
+                                                 request.enable_trace);
   }
 
-  std::vector<Tensor> execute(compiler::Executable& executable, const std::map<std::string, Tensor>& inputs,
-                              compiler::MemoryStats& stats) override {
-    if (auto* mesh = dynamic_cast<MeshExecutable*>(&executable)) return execute_on_mesh(*mesh, inputs, stats);
+  std::vector<Tensor> execute(Executable& executable, const std::map<std::string, Tensor>& inputs,
+                              MemoryStats& stats) override {
     auto& exe = dynamic_cast<SimulatedExecutable&>(executable);
-    runtime::SimulatedChip chip(chip_);
-    std::vector<Tensor> outputs = chip.execute(exe.loaded_program(), inputs);
-    stats.peak_dram_bytes = chip.last_stats().peak_dram_bytes;
-    stats.peak_l1_bytes = chip.last_stats().peak_l1_bytes;
-    stats.ops_executed = chip.last_stats().ops_executed;
-    stats.per_chip_peak_dram_bytes = {stats.peak_dram_bytes};
-    stats.device_bytes_leaked = chip.last_stats().dram_bytes_at_end;
-    return outputs;
-  }
-
- private:
-  std::unique_ptr<compiler::Executable> compile_for_mesh(const Graph& graph, const compiler::CompileOptions& options,
-                                                         const compiler::CompileRequest& request) {
-    const Mesh& mesh = options.sharding->mesh;
-    if (mesh.size() > chips_) {
-      throw CompileError("mesh " + mesh.text() + " needs " + std::to_string(mesh.size()) + " chips, " + chip_.arch +
-                         " has " + std::to_string(chips_));
-    }
-    compiler::CompileResult result = compiler::compile_program(graph, options, request.dump);
-    compiler::CompileInfo info = info_of(result);
-    info.passes = result.passes;
-    info.mesh = mesh.text();
-    info.sharding_fallbacks = result.sharding->fallbacks;
-    info.collectives = result.sharding->collectives;
-    return std::make_unique<MeshExecutable>(graph, std::move(result), std::move(info), chip_, request.enable_trace);
-  }
-
-  std::vector<Tensor> execute_on_mesh(MeshExecutable& exe, const std::map<std::string, Tensor>& inputs,
-                                      compiler::MemoryStats& stats) {
     runtime::MeshRuntime& rt = exe.runtime();
     std::vector<Tensor> outputs;
     try {
@@ -215,6 +196,7 @@ class SimulatedBackend : public compiler::Backend {
     return outputs;
   }
 
+ private:
   runtime::ChipSpec chip_;
   int chips_;
   compiler::CompileCache cache_;
@@ -222,9 +204,15 @@ class SimulatedBackend : public compiler::Backend {
 
 }  // namespace
 
-std::unique_ptr<compiler::Backend> make_simulated_backend(const runtime::ChipSpec& chip, int chips,
-                                                          const std::string& cache_dir) {
-  return std::make_unique<SimulatedBackend>(chip, chips, cache_dir);
+std::unique_ptr<Backend> make_simulated_backend(const BackendConfig& config) {
+  return std::make_unique<SimulatedBackend>(config);
 }
 
-}  // namespace meshtest::runner
+std::unique_ptr<Backend> make_simulated_backend(const runtime::ChipSpec& chip, int chips) {
+  BackendConfig config;
+  config.chip = chip;
+  config.chips = chips;
+  return make_simulated_backend(config);
+}
+
+}  // namespace meshtest::backend
