@@ -30,7 +30,7 @@
 #include "runner/engine/worker_inprocess.h"
 #include "runner/engine/worker_main.h"
 #include "runner/pipeline/case_pipeline.h"
-#include "runner/pipeline/training_phase.h"
+#include "runner/pipeline/training_steps.h"
 
 #ifndef MESHTEST_GIT_SHA
 #define MESHTEST_GIT_SHA "unknown"
@@ -85,7 +85,6 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   popts.arch = runtime::arch_profile(o.arch);
   popts.chip = popts.arch.chip;
   popts.backend = ro.backend;
-  popts.optimization_level = ro.optimization_level;
   popts.compile = ro.compile;
   popts.force_run = ro.force_run;
   popts.strict_xfail = ro.strict_xfail;

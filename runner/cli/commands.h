@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/registry.h"
+#include "runner/cli/report_commands.h"
 #include "runner/collection/collection.h"
 #include "runner/engine/fork_server.h"
 #include "runner/pipeline/compile_settings.h"
@@ -17,8 +18,7 @@ namespace meshtest::runner {
 struct RunOptions {
   std::string junitxml;
   std::string json;  // --json: JSON lines, one result per line
-  std::string db = "meshtest-results.db";  // "" disables the store
-  int optimization_level = 0;
+  std::string db = kDefaultResultsStore;  // "" disables the store
   bool force_run = false;
   bool strict_xfail = true;
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none

@@ -6,12 +6,13 @@
 #include <functional>
 #include <iostream>
 
+#include "compiler/compile_options.h"
 #include "core/error.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/config_cli.h"
 #include "runner/cli/merge_command.h"
 #include "runner/cli/report_commands.h"
-#include "runner/pipeline/training_phase.h"
+#include "runner/pipeline/training_steps.h"
 
 namespace {
 
@@ -107,7 +108,8 @@ int main(int argc, char** argv) {
   run->add_option("--junitxml", run_opts.junitxml, "Write a JUnit XML report to this file");
   run->add_option("--json", run_opts.json, "Write JSON lines to this file: one result per line, as each finishes");
   run->add_option("--db", run_opts.db, "SQLite results database (\"\" to disable)")->capture_default_str();
-  run->add_option("--optimization-level", run_opts.optimization_level, "Compiler optimization level")
+  int optimization_level = meshtest::compiler::kDefaultOptimizationLevel;
+  run->add_option("--optimization-level", optimization_level, "Compiler optimization level")
       ->check(CLI::Range(0, 2))
       ->capture_default_str();
   run->add_flag("--force-run", run_opts.force_run, "Also run NOT_SUPPORTED_SKIP cases");
@@ -143,7 +145,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("[%l] %v");
 
   // CLI first, then YAML: only an explicit --optimization-level overrides the YAML field.
-  if (run->count("--optimization-level") > 0) run_opts.compile.optimization_level = run_opts.optimization_level;
+  if (run->count("--optimization-level") > 0) run_opts.compile.optimization_level = optimization_level;
   for (int i = 0; i < argc; ++i) run_opts.argv += (i ? " " : "") + std::string(argv[i]);
   try {
     if (*collect) return meshtest::runner::cmd_collect(collect_opts);

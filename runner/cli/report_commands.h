@@ -11,8 +11,11 @@ class App;
 
 namespace meshtest::runner {
 
+// The results store every command reads and `run` writes unless --db names another.
+inline constexpr const char* kDefaultResultsStore = "meshtest-results.db";
+
 struct ReportCommandOptions {
-  std::string db = "meshtest-results.db";
+  std::string db = kDefaultResultsStore;
   std::string out = "meshtest-report.html";
   std::string title = "meshtest results";
   std::string test_id;

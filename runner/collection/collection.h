@@ -11,6 +11,7 @@
 
 #include "config/test_config.h"
 #include "discovery/discovery.h"
+#include "runner/collection/matrix.h"
 #include "runner/collection/selection.h"
 #include "runner/collection/test_case.h"
 
@@ -22,7 +23,7 @@ struct CommonOptions {
   SelectionOptions selection;
   std::vector<std::string> models_roots;  // empty: MESHTEST_MODELS_PATH, then the build's models
   std::string config_dir;                 // empty: MESHTEST_CONFIG_DIR, then the source test_config
-  std::string arch = "n150";
+  std::string arch = kDefaultArch;
 };
 
 struct Collected {

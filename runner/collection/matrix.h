@@ -18,8 +18,11 @@ namespace meshtest::runner {
 const std::vector<Parallelism>& supported_parallelisms();
 const std::vector<RunMode>& supported_run_modes();
 
+// The arch a run targets unless it names one (--arch).
+inline constexpr const char* kDefaultArch = "n150";
+
 struct MatrixOptions {
-  std::string arch = "n150";  // arch_overrides of this arch apply
+  std::string arch = kDefaultArch;  // arch_overrides of this arch apply
 };
 
 std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const config::TestConfig& config,

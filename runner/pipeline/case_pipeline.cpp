@@ -1,4 +1,6 @@
-// One case through every phase, timed, with failures mapped to bring-up status.
+// One case through every phase, timed, with failures mapped to bring-up
+// status; the run mode's steps (inference_steps.h, training_steps.h) fill in
+// what differs.
 #include "runner/pipeline/case_pipeline.h"
 
 #include <chrono>
@@ -9,10 +11,11 @@
 #include "core/error.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/host_memory.h"
+#include "runner/pipeline/inference_steps.h"
 #include "runner/pipeline/parallel_setup.h"
+#include "runner/pipeline/run_mode_steps.h"
 #include "runner/pipeline/test_fault_hook.h"
-#include "runner/pipeline/training_phase.h"
-#include "runtime/reference/reference_executor.h"
+#include "runner/pipeline/training_steps.h"
 
 namespace meshtest::runner {
 
@@ -59,6 +62,8 @@ comparators::ComparisonConfig comparison_for(const config::TestEntry& e) {
   if (e.allclose_atol) c.allclose_atol = *e.allclose_atol;
   return c;
 }
+
+constexpr const char* kCompileOnlyReason = "compile-only: compiled and memory-planned, not executed";
 
 // Outcome of a finished case given its expectation.
 Outcome judge(bool passed, const config::TestEntry& e, bool strict_xfail) {
@@ -121,22 +126,22 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     if (r.reason.empty()) r.reason = "placeholder: no loader yet";
     return finish(r);
   }
-  if (c.expectation.status == config::TestStatus::NotSupportedSkip && !options.force_run) {
+  // Skipped without running: NOT_SUPPORTED_SKIP, a case the arch's mesh does
+  // not fit, --compile-only once compiled.
+  auto not_run = [&](std::string phase, const std::string& why) {
     r.outcome = Outcome::Skipped;
-    r.phase = "";
+    r.phase = std::move(phase);
     r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
-    return finish(r);
-  }
-
-  auto skip_for_mesh = [&](const std::string& why) {  // the case does not fit the arch's mesh
-    r.outcome = Outcome::Skipped;
-    r.phase = "";
-    r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
-    r.reason = why;
+    if (!why.empty()) r.reason = why;
     return finish(r);
   };
-  if (const std::optional<std::string> why = parallel_skip_reason(c, options.arch)) return skip_for_mesh(*why);
+  if (c.expectation.status == config::TestStatus::NotSupportedSkip && !options.force_run) return not_run("", "");
+  if (const std::optional<std::string> why = parallel_skip_reason(c, options.arch)) return not_run("", *why);
 
+  const std::unique_ptr<RunModeSteps> steps =
+      c.run_mode == RunMode::Training ? training_steps(c, options) : inference_steps(options);
+  r.execution_pass = steps->execution_pass();  // kept whatever happens below
+  const comparators::ComparisonConfig comparison = comparison_for(c.expectation);
   reset_peak_rss();
   Phase phase = Phase::LoadModel;
   auto enter = [&](Phase next) {
@@ -144,89 +149,60 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     if (observer) observer(next);
     fail_phase_if_injected(c.id, phase_name(next));
   };
-  // --compile-only: the case stops once compiled and memory-planned.
-  auto compiled_only = [&] {
-    r.outcome = Outcome::Skipped;
-    r.phase = std::string(phase_name(phase));
-    r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
-    r.reason = "compile-only: compiled and memory-planned, not executed";
-    return finish(r);
+  auto golden = [&](LoadedCase& loaded) {
+    enter(Phase::Golden);
+    PhaseClock clock(r.seconds.golden);
+    steps->run_golden(loaded);
   };
   try {
-    if (c.run_mode == RunMode::Training) {
-      r.execution_pass = c.expectation.execution_pass.value_or("");  // kept whatever happens below
-      const TrainingRun run = run_training_phases(c, options, comparison_for(c.expectation), enter, r);
-      if (!run.skip_reason.empty()) return skip_for_mesh(run.skip_reason);
-      if (!run.comparison) return compiled_only();  // --compile-only
-      const TrainingComparison* t = &*run.comparison;
-      r.pcc = t->min_pcc;
-      r.atol = t->max_atol;
-      r.rel_l2 = t->max_rel_l2;
-      r.outputs = t->results;
-      if (!c.expectation.execution_pass) r.execution_pass = t->failed_pass;  // else the YAML's
-      if (t->passed) enter(Phase::Done);
-      r.phase = std::string(phase_name(phase));
-      r.bringup_status = std::string(config::bringup_name(bringup_for(phase)));
-      r.error_message = t->message;
-      r.outcome = judge(t->passed, c.expectation, options.strict_xfail);
-      return finish(r);
-    }
     enter(Phase::LoadModel);
-    sdk::LoadOptions load_options;
-    sdk::Model model;
-    sdk::Inputs inputs;
-    ParallelPlan parallel;
+    LoadedCase loaded;
     {
       PhaseClock clock(r.seconds.load);
-      model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load_options, options.arch));
-      // --compile-only keeps lazy weights lazy: nothing below executes them.
-      if (!options.compile.compile_only) model.graph.materialize_weights();
+      const sdk::LoadOptions load_options = steps->load_options();
+      // Data parallel: the model at the enlarged batch, inputs repeated to it.
+      loaded.model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load_options, options.arch));
+      steps->model_loaded(loaded.model);
       enter(Phase::LoadInputs);
-      inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
-      parallel = prepare_parallel(c, model, inputs, options.arch);  // data parallel: the enlarged batch
-      if (!parallel.skip_reason.empty()) return skip_for_mesh(parallel.skip_reason);
+      loaded.inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
+      ParallelPlan parallel = prepare_parallel(c, loaded.model, loaded.inputs, options.arch);
+      if (!parallel.skip_reason.empty()) return not_run("", parallel.skip_reason);
+      loaded.sharding = std::move(parallel.sharding);
     }
-    std::vector<Tensor> golden;
-    if (!options.compile.compile_only) {
-      enter(Phase::Golden);
-      PhaseClock clock(r.seconds.golden);
-      golden = runtime::run_reference(model.graph, inputs);
-    }
+    const bool compile_only = options.compile.compile_only;
+    if (steps->golden_first() && !compile_only) golden(loaded);
     enter(Phase::Compile);
     CompiledCase compiled;
     {
       PhaseClock clock(r.seconds.compile);
-      CompileSettings settings = options.compile;
-      if (!settings.optimization_level && options.optimization_level != 0) {
-        settings.optimization_level = options.optimization_level;
-      }
-      compiled = compile_case(c.id, c.expectation, model.graph, settings,
-                              CompileTarget{options.backend, options.chip, options.arch.chips, parallel.sharding, false},
-                              r);
+      const Graph& graph = steps->device_graph(loaded);
+      const CompileTarget target{options.backend, options.chip, options.arch.chips, steps->device_sharding(loaded),
+                                 false};
+      compiled = compile_case(c.id, c.expectation, graph, options.compile, target, r);
     }
-    if (options.compile.compile_only) return compiled_only();
+    // --compile-only: the case stops once compiled and memory-planned.
+    if (compile_only) return not_run(std::string(phase_name(phase)), kCompileOnlyReason);
+    if (!steps->golden_first()) golden(loaded);
     enter(Phase::Execute);
     std::vector<Tensor> device;
     {
       PhaseClock clock(r.seconds.execute);
       backend::MemoryStats stats;
-      device = compiled.backend->execute(*compiled.executable, inputs, stats);
+      device = compiled.backend->execute(*compiled.executable, steps->device_inputs(loaded), stats);
       record_execution_stats(stats, options.chip, r);
     }
+    steps->check_device_outputs(device);
     enter(Phase::Compare);
-    comparators::Verdict verdict;
+    CaseVerdict verdict;
     {
       PhaseClock clock(r.seconds.compare);
-      std::vector<std::string> names;
-      for (const GraphOutput& o : model.graph.outputs) names.push_back(o.name);
-      verdict = comparators::compare_outputs(names, device, golden, comparison_for(c.expectation));
+      verdict = steps->compare(loaded, device, comparison);
     }
     r.pcc = verdict.min_pcc;
     r.atol = verdict.max_atol;
     r.rel_l2 = verdict.max_rel_l2;
-    for (const comparators::OutputMetrics& m : verdict.outputs) {
-      r.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed});
-    }
+    r.outputs = std::move(verdict.outputs);
+    if (!c.expectation.execution_pass) r.execution_pass = verdict.failed_pass;  // else the YAML's
     if (verdict.passed) enter(Phase::Done);
     r.phase = std::string(phase_name(phase));
     r.bringup_status = std::string(config::bringup_name(bringup_for(phase)));

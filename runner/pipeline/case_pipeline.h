@@ -1,5 +1,7 @@
-// The per-case pipeline: load model + inputs -> CPU golden -> compile ->
-// execute on the simulated chip -> compare, each step a named phase. The
+// The per-case pipeline, one for every run mode: load model + inputs -> CPU
+// golden -> compile -> execute on the backend -> compare, each step a named
+// phase (training compiles before its golden; the run mode's steps,
+// run_mode_steps.h, say what each step does). The
 // phase a failure happens in decides the bring-up status (DESIGN.md §1):
 //   load_model, load_inputs, golden   -> FAILED_FE_COMPILATION
 //   compile                           -> FAILED_TTMLIR_COMPILATION
@@ -27,7 +29,6 @@ struct PipelineOptions {
   std::string backend = std::string(backend::kDefaultBackend);  // --backend: by name (backend/registry.h)
   runtime::ChipSpec chip;
   runtime::ArchProfile arch;  // --arch: chips and mesh (its chip is `chip`)
-  int optimization_level = 0;  // used when compile.optimization_level and the YAML give none
   CompileSettings compile;      // --serialize, --compile-only, cache, weight dtype, fidelity, fusion
   bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
   bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)

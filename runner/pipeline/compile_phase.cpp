@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "compiler/compile_cache.h"
 #include "core/error.h"
@@ -88,11 +89,19 @@ std::string format_stats(const std::map<std::string, int64_t>& stats) {
 }  // namespace
 
 compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry) {
-  compiler::CompileOptions o;
-  o.optimization_level = settings.optimization_level.value_or(entry.optimization_level.value_or(0));
-  const bool bfp8 = settings.weight_bfp8.value_or(entry.enable_weight_bfp8_conversion.value_or(false));
-  o.weight_dtype = bfp8 ? DType::BFP8_B : DType::BF16;
-  o.math_fidelity = compiler::parse_math_fidelity(settings.math_fidelity.value_or(entry.math_fidelity.value_or("HiFi4")));
+  compiler::CompileOptions o;  // its defaults apply where neither says
+  if (const std::optional<int> level = settings.optimization_level ? settings.optimization_level
+                                                                   : entry.optimization_level) {
+    o.optimization_level = *level;
+  }
+  if (const std::optional<bool> bfp8 = settings.weight_bfp8 ? settings.weight_bfp8
+                                                            : entry.enable_weight_bfp8_conversion) {
+    o.weight_dtype = *bfp8 ? DType::BFP8_B : DType::BF16;
+  }
+  if (const std::optional<std::string> fidelity = settings.math_fidelity ? settings.math_fidelity
+                                                                         : entry.math_fidelity) {
+    o.math_fidelity = compiler::parse_math_fidelity(*fidelity);
+  }
   o.enable_fusion = settings.enable_fusion;
   o.enable_composite_ops = settings.enable_composite_ops;
   return o;
@@ -147,13 +156,6 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   record.sharding_fallbacks = fallbacks;
   for (const std::string& file : entry.filechecks) run_filecheck(resolve_pattern(file, entry), sink.all());
   return out;
-}
-
-CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
-                          const CompileSettings& settings, const runtime::ChipSpec& chip, reports::CaseResult& record) {
-  CompileTarget target;
-  target.chip = chip;
-  return compile_case(test_id, entry, graph, settings, target, record);
 }
 
 void record_execution_stats(const backend::MemoryStats& stats, const runtime::ChipSpec& chip,

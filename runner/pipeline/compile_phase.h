@@ -44,9 +44,6 @@ struct CompileTarget {
 // against them. Throws on compile or FileCheck failure (the compile phase).
 CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
                           const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record);
-// One chip of `chip`'s kind.
-CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
-                          const CompileSettings& settings, const runtime::ChipSpec& chip, reports::CaseResult& record);
 
 // Fills the record's execution figures from what the backend measured:
 // peak DRAM (per chip and the highest), L1 per core, ops, mesh traffic, leaks.

@@ -9,9 +9,12 @@
 namespace meshtest::runner {
 
 struct CompileSettings {
-  std::optional<int> optimization_level;  // --optimization-level (else YAML optimization_level, else 0)
-  std::optional<bool> weight_bfp8;        // --experimental-weight-dtype (else YAML enable_weight_bfp8_conversion)
-  std::optional<std::string> math_fidelity;  // --math-fidelity LoFi|HiFi2|HiFi4 (else YAML math_fidelity, else HiFi4)
+  std::optional<int> optimization_level;  // --optimization-level (else YAML optimization_level, else
+                                          // compiler::kDefaultOptimizationLevel)
+  std::optional<bool> weight_bfp8;        // --experimental-weight-dtype (else YAML enable_weight_bfp8_conversion,
+                                          // else compiler::CompileOptions' bf16)
+  std::optional<std::string> math_fidelity;  // --math-fidelity LoFi|HiFi2|HiFi4 (else YAML math_fidelity,
+                                             // else compiler::CompileOptions' HiFi4)
   bool enable_fusion = true;              // --disable-fusion turns it off
   bool enable_composite_ops = true;       // --disable-composite-ops turns it off
   std::string serialize_dir;              // --serialize DIR: IR after every pass, per case

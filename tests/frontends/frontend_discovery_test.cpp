@@ -65,14 +65,18 @@ class FrontendDiscovery : public testing::Test {
     fs::create_directories((root_ / relative).parent_path());
     std::ofstream(root_ / relative) << text;
   }
+  // Discovery of the root with the lines frontend registered.
+  discovery::Discovery discover_with_lines() const {
+    frontends::FrontendRegistry registry;
+    registry.add(lines_frontend());
+    return discovery::discover({root_.string()}, registry);
+  }
   fs::path root_;
 };
 
 TEST_F(FrontendDiscovery, DeclarativeLoaderReachesItsFrontend) {
   write("lines/onnx/loader.yaml", "small\nlarge\n");
-  frontends::FrontendRegistry registry;
-  registry.add(lines_frontend());
-  const discovery::Discovery d = discovery::discover({root_.string()}, registry);
+  const discovery::Discovery d = discover_with_lines();
   ASSERT_TRUE(d.failures.empty()) << d.failures[0].error;
   ASSERT_EQ(d.loaders.size(), 1u);
   EXPECT_EQ(d.loaders[0].dir, "lines/onnx");
@@ -96,9 +100,7 @@ TEST_F(FrontendDiscovery, FileNoFrontendReadsIsAReportedFailure) {
 TEST_F(FrontendDiscovery, ImportErrorIsAReportedFailure) {
   write("broken/onnx/loader.yaml", "fail\n");
   write("lines/onnx/loader.yaml", "small\n");
-  frontends::FrontendRegistry registry;
-  registry.add(lines_frontend());
-  const discovery::Discovery d = discovery::discover({root_.string()}, registry);
+  const discovery::Discovery d = discover_with_lines();
   ASSERT_EQ(d.loaders.size(), 1u);
   ASSERT_EQ(d.failures.size(), 1u);
   EXPECT_EQ(d.failures[0].dir, "broken/onnx");
@@ -108,9 +110,7 @@ TEST_F(FrontendDiscovery, ImportErrorIsAReportedFailure) {
 TEST_F(FrontendDiscovery, TwoLoaderFilesInOneFolderAreAFailure) {
   write("lines/onnx/loader.yaml", "small\n");
   write("lines/onnx/loader.so", "");
-  frontends::FrontendRegistry registry;
-  registry.add(lines_frontend());
-  const discovery::Discovery d = discovery::discover({root_.string()}, registry);
+  const discovery::Discovery d = discover_with_lines();
   EXPECT_TRUE(d.loaders.empty());
   // loader.so (sorted first) fails to open, loader.yaml is refused as the second loader file.
   ASSERT_EQ(d.failures.size(), 2u);
