@@ -14,8 +14,8 @@
 
 #include "config/cross_checks.h"
 #include "config/test_config.h"
-#include "runner/matrix.h"
-#include "runner/selection.h"
+#include "runner/collection/matrix.h"
+#include "runner/collection/selection.h"
 
 namespace {
 

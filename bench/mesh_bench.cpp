@@ -6,10 +6,10 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include "backend/simulated_backend.h"
 #include "bench/llama_shaped_graph.h"
 #include "compiler/sharding.h"
 #include "core/rng.h"
-#include "runner/simulated_backend.h"
 
 namespace meshtest::bench {
 namespace {
@@ -50,15 +50,15 @@ void run(benchmark::State& state, bool mesh, bool trace, int kernel_threads = 0)
   const LlamaShape shape = transformer(state.range(0));
   Graph g = llama_shaped_graph(shape);
   g.materialize_weights();
-  auto backend = runner::make_simulated_backend({}, 8, "");
-  compiler::CompileRequest request;
+  auto simulated = backend::make_simulated_backend({}, 8);
+  backend::CompileRequest request;
   if (mesh) request.options.sharding = megatron_1x8(g);
   request.enable_trace = trace;
-  auto exe = backend->compile(g, request);
+  auto exe = simulated->compile(g, request);
   const auto in = inputs(shape);
-  compiler::MemoryStats stats;
-  backend->execute(*exe, in, stats);  // loads weights; records the trace
-  for (auto _ : state) benchmark::DoNotOptimize(backend->execute(*exe, in, stats));
+  backend::MemoryStats stats;
+  simulated->execute(*exe, in, stats);  // loads weights; records the trace
+  for (auto _ : state) benchmark::DoNotOptimize(simulated->execute(*exe, in, stats));
   state.counters["chips"] = mesh ? 8 : 1;
   state.counters["collectives"] = static_cast<double>(stats.collectives_executed);
   state.counters["MiB_between_chips"] = static_cast<double>(stats.bytes_moved_between_chips) / 1048576.0;

@@ -20,9 +20,12 @@
 
 namespace meshtest::comparators {
 
+// The PCC a case requires unless its YAML says (required_pcc).
+inline constexpr double kDefaultRequiredPcc = 0.99;
+
 struct ComparisonConfig {
   bool assert_pcc = true;
-  double required_pcc = 0.99;
+  double required_pcc = kDefaultRequiredPcc;
   bool assert_atol = false;
   double required_atol = 0.16;
   bool assert_allclose = false;

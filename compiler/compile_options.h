@@ -28,10 +28,13 @@ MathFidelity parse_math_fidelity(std::string_view name);
 // Explicit mantissa bits kept of the activation (0) / weight (1) operand.
 int fidelity_mantissa_bits(MathFidelity fidelity, int operand);
 
+// 0: safest (no fusion, no const-eval, everything in DRAM); 1: adds
+// const-eval and fusion; 2: adds L1 (on-chip SRAM) placement.
+inline constexpr int kDefaultOptimizationLevel = 0;
+
+// The defaults below are the defaults of a case whose CLI and YAML say nothing.
 struct CompileOptions {
-  // 0: safest (no fusion, no const-eval, everything in DRAM); 1: adds
-  // const-eval and fusion; 2: adds L1 (on-chip SRAM) placement.
-  int optimization_level = 0;
+  int optimization_level = kDefaultOptimizationLevel;
   DType weight_dtype = DType::BF16;  // bf16 or bfp8_b (matmul/linear/conv weights)
   MathFidelity math_fidelity = MathFidelity::HiFi4;
   bool enable_fusion = true;             // the fuse pass as a whole (level >= 1)

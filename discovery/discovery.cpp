@@ -1,4 +1,5 @@
-// Recursive scan of model roots, plugin loading and variant listing.
+// Recursive scan of model roots: plugin loading, declarative loaders through
+// their frontend, and variant listing.
 #include "discovery/discovery.h"
 
 #include <algorithm>
@@ -26,9 +27,32 @@ std::vector<sdk::ModelInfo> list_variants(const sdk::ModelLoader& loader) {
   return infos;
 }
 
+bool is_loader_file(const fs::path& file) {
+  const std::string name = file.filename().string();
+  if (name == kPluginFileName) return true;
+  return std::find(kDeclarativeLoaderFileNames.begin(), kDeclarativeLoaderFileNames.end(), name) !=
+         kDeclarativeLoaderFileNames.end();
+}
+
+// The loader in `file`: a plugin, or what the frontend reading its file name makes of it.
+std::shared_ptr<sdk::ModelLoader> open_loader(const fs::path& file, const frontends::FrontendRegistry& frontends) {
+  const std::string name = file.filename().string();
+  if (name == kPluginFileName) return load_plugin(file.string());
+  const frontends::Frontend* frontend = frontends.find(name);
+  if (frontend == nullptr) {
+    std::string known;
+    for (const frontends::Frontend& f : frontends.frontends()) known += (known.empty() ? "" : ", ") + f.file_name;
+    throw Error(file.string() + ": no frontend in this build reads " + name + " files (frontends read: " +
+                (known.empty() ? "none" : known) + ")");
+  }
+  std::shared_ptr<sdk::ModelLoader> loader = frontend->import(file.string());
+  if (loader == nullptr) throw Error(file.string() + ": frontend '" + frontend->name + "' gave no loader");
+  return loader;
+}
+
 }  // namespace
 
-Discovery discover(const std::vector<std::string>& roots) {
+Discovery discover(const std::vector<std::string>& roots, const frontends::FrontendRegistry& frontends) {
   Discovery result;
   std::set<std::string> seen;
   for (const std::string& root : roots) {
@@ -37,22 +61,27 @@ Discovery discover(const std::vector<std::string>& roots) {
       result.failures.push_back({root, root, "models root '" + root + "' is not a directory"});
       continue;
     }
-    std::vector<fs::path> plugins;
+    std::vector<fs::path> files;
     for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
          it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (ec) break;
-      if (it->is_regular_file() && it->path().filename() == kPluginFileName) plugins.push_back(it->path());
+      if (it->is_regular_file() && is_loader_file(it->path())) files.push_back(it->path());
     }
-    std::sort(plugins.begin(), plugins.end());
-    for (const fs::path& plugin : plugins) {
-      const std::string dir = fs::relative(plugin.parent_path(), root).generic_string();
-      const std::string path = plugin.string();
+    std::sort(files.begin(), files.end());
+    std::set<std::string> seen_here;  // loader folders of this root
+    for (const fs::path& file : files) {
+      const std::string dir = fs::relative(file.parent_path(), root).generic_string();
+      const std::string path = file.string();
+      if (!seen_here.insert(dir).second) {
+        result.failures.push_back({dir, path, "loader folder '" + dir + "' holds more than one loader file"});
+        continue;
+      }
       if (!seen.insert(dir).second) {
         result.failures.push_back({dir, path, "loader folder '" + dir + "' found under two models roots"});
         continue;
       }
       try {
-        DiscoveredLoader d{dir, path, load_plugin(path), {}};
+        DiscoveredLoader d{dir, path, open_loader(file, frontends), {}};
         try {
           d.variants = list_variants(*d.loader);
         } catch (const std::exception& e) {

@@ -1,19 +1,23 @@
-// Scanning model roots for loaders and listing their variants. A loader that
-// cannot be loaded or listed becomes a LoaderFailure (reported as a result by
-// the runner), never a silent gap.
+// Scanning model roots for loaders and listing their variants. Native
+// loaders are plugins (loader.so); declarative ones (loader.yaml) go to the
+// frontend that reads them (frontends/). A loader that cannot be loaded or
+// listed, and a declarative loader no frontend reads, becomes a
+// LoaderFailure (reported as a result by the runner), never a silent gap.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "discovery/loader_sdk.h"
+#include "frontends/frontend_registry.h"
 
 namespace meshtest::discovery {
 
 struct DiscoveredLoader {
   std::string dir;   // loader folder relative to its models root: the id prefix ("resnet/native")
-  std::string path;  // the plugin file
+  std::string path;  // the plugin or declarative loader file
   std::shared_ptr<sdk::ModelLoader> loader;
   std::vector<sdk::ModelInfo> variants;  // info() of every variant, in variants() order
 };
@@ -31,9 +35,14 @@ struct Discovery {
 
 // File name of a native loader plugin inside a loader folder.
 constexpr const char* kPluginFileName = "loader.so";
+// File names of declarative loaders (a model file plus variants, inputs and
+// shard specs as data), each read by the frontend registered for it.
+constexpr std::array<const char*, 1> kDeclarativeLoaderFileNames = {"loader.yaml"};
 
-// Scans every root recursively for loader plugins. A folder name that appears
-// under two roots is reported as a failure for the second one.
-Discovery discover(const std::vector<std::string>& roots);
+// Scans every root recursively for loader plugins and declarative loaders
+// (read by `frontends`). A folder name that appears under two roots, or
+// holds two loader files, is reported as a failure for the second one.
+Discovery discover(const std::vector<std::string>& roots,
+                   const frontends::FrontendRegistry& frontends = frontends::builtin_frontends());
 
 }  // namespace meshtest::discovery

@@ -8,12 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "comparators/metrics.h"
 #include "reports/case_result.h"
 
 namespace meshtest::reports {
 
 inline constexpr double kPccMargin = 0.002;     // kept below the worst observed PCC
-inline constexpr double kDefaultRequiredPcc = 0.99;
+using comparators::kDefaultRequiredPcc;
 
 // The threshold a case that scored `worst_pcc` can safely require: worst - margin,
 // rounded down to 3 decimals.

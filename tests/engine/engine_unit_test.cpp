@@ -6,13 +6,13 @@
 
 #include "core/error.h"
 #include "reports/result_json.h"
-#include "runner/process_output.h"
-#include "runner/process_stats.h"
-#include "runner/progress.h"
-#include "runner/scheduler.h"
-#include "runner/shard.h"
-#include "runner/worker_main.h"
-#include "runner/worker_protocol.h"
+#include "runner/engine/process_output.h"
+#include "runner/engine/process_stats.h"
+#include "runner/engine/progress.h"
+#include "runner/engine/scheduler.h"
+#include "runner/engine/shard.h"
+#include "runner/engine/worker_main.h"
+#include "runner/engine/worker_protocol.h"
 #include "tests/reports/sample_results.h"
 
 namespace meshtest::runner {

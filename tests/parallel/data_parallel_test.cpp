@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "core/graph_builder.h"
-#include "runner/parallel_setup.h"
+#include "runner/pipeline/parallel_setup.h"
 
 namespace meshtest::runner {
 namespace {

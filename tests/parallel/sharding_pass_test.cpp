@@ -5,14 +5,14 @@
 
 #include <cmath>
 
+#include "backend/simulated_backend.h"
 #include "comparators/metrics.h"
 #include "compiler/sharding.h"
 #include "core/error.h"
 #include "core/graph_builder.h"
 #include "core/rng.h"
-#include "runner/simulated_backend.h"
-#include "tests/parallel/graph_queries.h"
 #include "runtime/reference/reference_executor.h"
+#include "tests/parallel/graph_queries.h"
 
 namespace meshtest::compiler {
 namespace {
@@ -69,12 +69,12 @@ TEST(ShardPass, AttentionSplitsByHeadsWithOneAllReduce) {
 // Runs the graph on a mesh and compares with the unsharded reference.
 double mesh_pcc(const Graph& global, const ShardingRequest& request) {
   const std::map<std::string, Tensor> in = {{"x", random_normal({kB, kS, kH}, 11)}};
-  auto backend = runner::make_simulated_backend({}, 8, "");
-  CompileRequest r;
+  auto simulated = backend::make_simulated_backend({}, 8);
+  backend::CompileRequest r;
   r.options.sharding = std::make_shared<ShardingRequest>(request);
-  auto exe = backend->compile(global, r);
-  MemoryStats stats;
-  const std::vector<Tensor> device = backend->execute(*exe, in, stats);
+  auto exe = simulated->compile(global, r);
+  backend::MemoryStats stats;
+  const std::vector<Tensor> device = simulated->execute(*exe, in, stats);
   return comparators::compare_tensors("y", device[0], runtime::run_reference(global, in)[0], {}).pcc;
 }
 
@@ -116,14 +116,14 @@ TEST(ShardPass, WholeOperandsAreSlicedInPlace) {
   EXPECT_EQ(count(local, OpKind::AllGather), 0);
   EXPECT_EQ(count(local, OpKind::ShardSlice), 2);  // pos for the add, table for the matmul
   EXPECT_EQ(count(local, OpKind::AllReduce), 1);   // the matmul's partial sums
-  auto backend = runner::make_simulated_backend({}, 2, "");
-  CompileRequest request;
+  auto simulated = backend::make_simulated_backend({}, 2);
+  backend::CompileRequest request;
   request.options.sharding = std::make_shared<ShardingRequest>(r);
-  auto exe = backend->compile(global, request);
+  auto exe = simulated->compile(global, request);
   const std::map<std::string, Tensor> in = {{"x", random_normal({kB, kS, kH}, 21)},
                                             {"g", random_normal({kB, kS, 2 * kH}, 22)}};
-  MemoryStats stats;
-  const std::vector<Tensor> device = backend->execute(*exe, in, stats);
+  backend::MemoryStats stats;
+  const std::vector<Tensor> device = simulated->execute(*exe, in, stats);
   const std::vector<Tensor> golden = runtime::run_reference(global, in);
   for (size_t i = 0; i < device.size(); ++i) {
     EXPECT_GT(comparators::compare_tensors("out", device[i], golden[i], {}).pcc, 0.99) << i;

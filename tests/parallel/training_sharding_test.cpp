@@ -6,14 +6,14 @@
 
 #include <cmath>
 
+#include "backend/simulated_backend.h"
 #include "comparators/metrics.h"
 #include "compiler/autodiff.h"
 #include "compiler/sharding.h"
 #include "core/graph_builder.h"
 #include "core/rng.h"
-#include "runner/simulated_backend.h"
-#include "tests/parallel/graph_queries.h"
 #include "runtime/reference/reference_executor.h"
+#include "tests/parallel/graph_queries.h"
 
 namespace meshtest::compiler {
 namespace {
@@ -96,13 +96,13 @@ std::map<std::string, Tensor> feeds(const Graph& g) {
 
 // Runs the training graph on the mesh and on the reference; every output agrees.
 void expect_mesh_matches_reference(const TrainingGraph& t, const ShardingRequest& request) {
-  auto backend = runner::make_simulated_backend({}, 2, "");
-  CompileRequest r;
+  auto simulated = backend::make_simulated_backend({}, 2);
+  backend::CompileRequest r;
   r.options.sharding = std::make_shared<ShardingRequest>(request);
-  auto exe = backend->compile(t.graph, r);
+  auto exe = simulated->compile(t.graph, r);
   const auto in = feeds(t.graph);
-  MemoryStats stats;
-  const std::vector<Tensor> device = backend->execute(*exe, in, stats);
+  backend::MemoryStats stats;
+  const std::vector<Tensor> device = simulated->execute(*exe, in, stats);
   const std::vector<Tensor> golden = runtime::run_reference(t.graph, in);
   ASSERT_EQ(device.size(), golden.size());
   for (size_t i = 0; i < device.size(); ++i) {

@@ -2,7 +2,7 @@
 // wins over the defaults (optimization level, bfp8 weights, math fidelity).
 #include <gtest/gtest.h>
 
-#include "runner/compile_phase.h"
+#include "runner/pipeline/compile_phase.h"
 
 namespace meshtest::runner {
 namespace {

@@ -9,8 +9,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "runner/commands.h"
-#include "runner/config_commands.h"
+#include "runner/cli/commands.h"
+#include "runner/cli/config_commands.h"
 
 namespace meshtest::runner {
 namespace {

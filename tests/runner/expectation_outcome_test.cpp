@@ -9,8 +9,8 @@
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "discovery/discovery.h"
-#include "runner/case_pipeline.h"
-#include "runner/console_report.h"
+#include "runner/engine/console_report.h"
+#include "runner/pipeline/case_pipeline.h"
 
 namespace meshtest::runner {
 namespace {

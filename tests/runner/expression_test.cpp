@@ -1,6 +1,6 @@
 // pytest expression semantics: precedence not > and > or, parentheses,
 // identifiers with pytest's character set, and clear errors.
-#include "runner/expression.h"
+#include "runner/collection/expression.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // The matrix: ids, markers (the design's full set), arch_overrides resolved
 // for --arch, placeholders as cases.
-#include "runner/matrix.h"
+#include "runner/collection/matrix.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "config/test_config.h"
-#include "runner/selection.h"
+#include "runner/collection/selection.h"
 
 namespace meshtest::runner {
 namespace {

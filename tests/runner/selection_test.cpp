@@ -1,10 +1,10 @@
 // Matrix ids, markers and selection by ids, -k and -m.
-#include "runner/selection.h"
+#include "runner/collection/selection.h"
 
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "runner/matrix.h"
+#include "runner/collection/matrix.h"
 
 namespace meshtest::runner {
 namespace {

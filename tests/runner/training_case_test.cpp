@@ -14,8 +14,8 @@
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "discovery/discovery.h"
-#include "runner/case_pipeline.h"
-#include "runner/training_phase.h"
+#include "runner/pipeline/case_pipeline.h"
+#include "runner/pipeline/training_steps.h"
 
 namespace meshtest::runner {
 namespace {
@@ -183,116 +183,6 @@ TEST_F(TrainingCase, CompileOnlyStopsAfterCompilingTheJointGraph) {
   EXPECT_EQ(r.outcome, Outcome::Skipped);
   EXPECT_EQ(r.phase, "compile");
   EXPECT_GT(r.device_ops, 0);
-}
-
-// ---- compare_training on its own ----
-
-runtime::ReferenceTraining golden_of(std::vector<std::string> with, std::vector<std::string> without) {
-  runtime::ReferenceTraining g;
-  g.output = "out";
-  g.forward = random_normal({4, 4}, 1);
-  for (size_t i = 0; i < with.size(); ++i) g.gradients.push_back(random_normal({8}, 10 + i));
-  g.with_gradient = std::move(with);
-  g.without_gradient = std::move(without);
-  return g;
-}
-
-DeviceTraining device_from(const runtime::ReferenceTraining& g) {
-  DeviceTraining d;
-  d.forward = g.forward;
-  d.with_gradient = g.with_gradient;
-  d.gradients = g.gradients;
-  d.without_gradient = g.without_gradient;
-  return d;
-}
-
-TEST(CompareTraining, IdenticalResultsPassWithOneRecordPerGradient) {
-  const auto golden = golden_of({"a", "b"}, {"c"});
-  const TrainingComparison t = compare_training(golden, device_from(golden), {});
-  EXPECT_TRUE(t.passed) << t.message;
-  ASSERT_EQ(t.results.size(), 3u);
-  EXPECT_EQ(t.results[1].kind, "gradient");
-  EXPECT_EQ(t.results[2].name, "b");
-  EXPECT_DOUBLE_EQ(t.min_pcc, 1.0);
-}
-
-TEST(CompareTraining, DifferentGradientSetsFailNamingTheParameters) {
-  const auto golden = golden_of({"a", "b"}, {"c"});
-  DeviceTraining device = device_from(golden_of({"a", "c"}, {"b"}));
-  device.gradients[0] = golden.gradients[0];
-  const TrainingComparison t = compare_training(golden, device, {});
-  EXPECT_FALSE(t.passed);
-  EXPECT_EQ(t.failed_pass, "BACKWARD");
-  EXPECT_EQ(t.message,
-            "parameters without a gradient differ: only the device gives none to b; only the golden gives none to c");
-  ASSERT_EQ(t.results.size(), 2u);  // the output and `a`, the gradient both sides have
-  EXPECT_TRUE(t.results[1].passed);
-}
-
-TEST(CompareTraining, AWrongGradientIsNamed) {
-  const auto golden = golden_of({"layer1.0.conv1.weight"}, {});
-  DeviceTraining device = device_from(golden);
-  device.gradients[0] = random_normal({8}, 99);
-  const TrainingComparison t = compare_training(golden, device, {});
-  EXPECT_FALSE(t.passed);
-  EXPECT_EQ(t.message.rfind("gradient of layer1.0.conv1.weight: PCC ", 0), 0u) << t.message;
-  EXPECT_EQ(t.failed_pass, "BACKWARD");
-}
-
-Tensor scaled(const Tensor& t, float factor) {
-  std::vector<float> v = t.to_f32_vector();
-  for (float& x : v) x *= factor;
-  return Tensor::from_f32(t.shape(), v);
-}
-
-TEST(CompareTraining, VanishingGradientsAreJudgedByMagnitudeNotPcc) {
-  auto golden = golden_of({"query.bias", "key.bias"}, {});
-  golden.gradients[1] = scaled(random_normal({8}, 3), 1e-9f);  // zero up to f32 rounding
-  DeviceTraining device = device_from(golden);
-  device.gradients[1] = scaled(random_normal({8}, 4), 1e-5f);  // bf16 rounding noise, uncorrelated
-  const TrainingComparison noise = compare_training(golden, device, {});
-  EXPECT_TRUE(noise.passed) << noise.message;
-  ASSERT_EQ(noise.results.size(), 3u);
-  EXPECT_TRUE(noise.results[2].passed);
-  EXPECT_DOUBLE_EQ(noise.min_pcc, 1.0);  // the noise's PCC is recorded, not judged
-  device.gradients[1] = scaled(random_normal({8}, 4), 0.1f);  // a real, wrong gradient
-  const TrainingComparison wrong = compare_training(golden, device, {});
-  EXPECT_FALSE(wrong.passed);
-  EXPECT_EQ(wrong.message.rfind("gradient of key.bias: zero in the golden (max |g| ", 0), 0u) << wrong.message;
-}
-
-TEST(CompareTraining, AScaledGradientFailsAlthoughItsPccIsPerfect) {
-  const auto golden = golden_of({"fc.weight"}, {});
-  DeviceTraining device = device_from(golden);
-  device.gradients[0] = scaled(golden.gradients[0], 1.5f);  // what a VJP rule off by a factor gives
-  const TrainingComparison wrong = compare_training(golden, device, {});
-  EXPECT_FALSE(wrong.passed);
-  EXPECT_DOUBLE_EQ(wrong.min_pcc, 1.0);
-  EXPECT_EQ(wrong.message, "gradient of fc.weight: L2 norm 1.5x the golden's (allowed 1 +- 0.2; PCC cannot see a scale error)");
-  EXPECT_EQ(wrong.failed_pass, "BACKWARD");
-  device.gradients[0] = scaled(golden.gradients[0], 1.05f);  // within what bf16 noise does
-  EXPECT_TRUE(compare_training(golden, device, {}).passed);
-}
-
-TEST(CompareTraining, AWeightTheStepDidNotMoveIsNamed) {
-  const auto golden = golden_of({"fc.weight"}, {});
-  const Tensor weight = random_normal({8}, 50);
-  const double lr = 10.0;  // the step dominates the weight
-  std::vector<float> stepped = weight.to_f32_vector();
-  const std::vector<float> g = golden.gradients[0].to_f32_vector();
-  for (size_t k = 0; k < stepped.size(); ++k) stepped[k] -= static_cast<float>(lr) * g[k];
-  const std::vector<Tensor> golden_updated = {Tensor::from_f32({8}, stepped)};
-  DeviceTraining device = device_from(golden);
-  device.updated = golden_updated;
-  const TrainingComparison ok = compare_training(golden, device, {}, golden_updated);
-  EXPECT_TRUE(ok.passed) << ok.message;
-  ASSERT_EQ(ok.results.size(), 3u);
-  EXPECT_EQ(ok.results[2].kind, "updated_weight");
-  device.updated = {weight};  // the device skipped the update
-  const TrainingComparison missed = compare_training(golden, device, {}, golden_updated);
-  EXPECT_FALSE(missed.passed);
-  EXPECT_EQ(missed.message.rfind("updated weight of fc.weight: PCC ", 0), 0u) << missed.message;
-  EXPECT_EQ(missed.failed_pass, "BACKWARD");
 }
 
 TEST(TrainingOptions, OptimizerStepIsSgdWithAPositiveRate) {

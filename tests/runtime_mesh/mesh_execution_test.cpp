@@ -7,11 +7,11 @@
 
 #include <cstring>
 
+#include "backend/simulated_backend.h"
 #include "comparators/metrics.h"
 #include "core/error.h"
 #include "core/graph_builder.h"
 #include "core/rng.h"
-#include "runner/simulated_backend.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest {
@@ -40,21 +40,21 @@ std::shared_ptr<compiler::ShardingRequest> megatron(Mesh mesh) {
 
 struct MeshRun {
   std::vector<Tensor> outputs;
-  compiler::MemoryStats stats;
-  compiler::CompileInfo info;
+  backend::MemoryStats stats;
+  backend::CompileInfo info;
 };
 
 std::map<std::string, Tensor> inputs() { return {{"x", random_normal({kTokens, kHidden}, 7)}}; }
 
 MeshRun run_on(const Graph& g, std::shared_ptr<const compiler::ShardingRequest> sharding, runtime::ChipSpec chip = {},
            int executions = 1) {
-  auto backend = runner::make_simulated_backend(chip, 32, "");
-  compiler::CompileRequest request;
+  auto simulated = backend::make_simulated_backend(chip, 32);
+  backend::CompileRequest request;
   request.options.sharding = std::move(sharding);
   request.enable_trace = true;
-  auto exe = backend->compile(g, request);
+  auto exe = simulated->compile(g, request);
   MeshRun r;
-  for (int i = 0; i < executions; ++i) r.outputs = backend->execute(*exe, inputs(), r.stats);
+  for (int i = 0; i < executions; ++i) r.outputs = simulated->execute(*exe, inputs(), r.stats);
   r.info = exe->info();
   return r;
 }
@@ -89,14 +89,14 @@ TEST(MeshExecution, MegatronBlockMatchesTheReferenceOnEveryMesh) {
 
 TEST(MeshExecution, TraceReplayIsBitIdentical) {
   const Graph g = mlp_block();
-  auto backend = runner::make_simulated_backend({}, 8, "");
-  compiler::CompileRequest request;
+  auto simulated = backend::make_simulated_backend({}, 8);
+  backend::CompileRequest request;
   request.options.sharding = megatron({{1, 8}, {"batch", "model"}});
   request.enable_trace = true;
-  auto exe = backend->compile(g, request);
-  compiler::MemoryStats first, second;
-  const std::vector<Tensor> a = backend->execute(*exe, inputs(), first);
-  const std::vector<Tensor> b = backend->execute(*exe, inputs(), second);
+  auto exe = simulated->compile(g, request);
+  backend::MemoryStats first, second;
+  const std::vector<Tensor> a = simulated->execute(*exe, inputs(), first);
+  const std::vector<Tensor> b = simulated->execute(*exe, inputs(), second);
   ASSERT_EQ(a[0].nbytes(), b[0].nbytes());
   EXPECT_EQ(std::memcmp(a[0].raw_data(), b[0].raw_data(), a[0].nbytes()), 0);
   EXPECT_EQ(first.collectives_executed, second.collectives_executed);
@@ -124,10 +124,10 @@ TEST(MeshExecution, DataParallelSplitsTheBatch) {
 }
 
 TEST(MeshExecution, MeshLargerThanTheSystemIsACompileError) {
-  auto backend = runner::make_simulated_backend({}, 2, "");
-  compiler::CompileRequest request;
+  auto simulated = backend::make_simulated_backend({}, 2);
+  backend::CompileRequest request;
   request.options.sharding = megatron({{1, 8}, {"batch", "model"}});
-  EXPECT_THROW(backend->compile(mlp_block(), request), CompileError);
+  EXPECT_THROW(simulated->compile(mlp_block(), request), CompileError);
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ class FaultLoader : public sdk::ModelLoader {
             "throw_load_model",
             "throw_load_inputs",
             "throw_golden",
-            "throw_compile",  // these three fail through MESHTEST_TEST_FAIL_PHASE (runner/test_fault_hook.h)
+            "throw_compile",  // these three fail through MESHTEST_TEST_FAIL_PHASE (runner/pipeline/test_fault_hook.h)
             "throw_execute",
             "throw_compare"};
   }

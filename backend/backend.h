@@ -1,0 +1,84 @@
+// The backend boundary (versioned, deliberately small): a device backend
+// compiles a graph for a mesh of its chips into an Executable, and executes
+// an Executable on inputs into outputs plus memory statistics. One chip is
+// the 1x1 mesh. Backends are created by name (backend/registry.h); the
+// runner only talks to this interface. Nothing here exposes the compiler's
+// internals: dumps arrive as text, pass timings stay inside the backend.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/compile_options.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+
+namespace meshtest::backend {
+
+// Bumped on any incompatible change of Backend or Executable.
+// 2: meshes (CompileOptions::sharding, CompileRequest::enable_trace, per-chip
+//    and collective figures in CompileInfo / MemoryStats).
+// 3: its own module; dumps as text (StageDump), no pass list in CompileInfo;
+//    one chip is the 1x1 mesh (per-chip figures always filled).
+constexpr int kBackendApiVersion = 3;
+
+// What compiling produced, for reports (same for a cache hit).
+struct CompileInfo {
+  bool cache_hit = false;
+  std::string cache_warning;             // a corrupted/foreign entry that was ignored
+  std::map<std::string, int64_t> stats;  // compiler statistics ("fuse.ops_fused", ...)
+  int64_t planned_peak_dram_bytes = 0;   // per chip
+  int64_t planned_peak_l1_bytes = 0;     // per chip
+  int64_t device_ops = 0;
+  std::string mesh = "1x1";                     // the mesh the program was compiled for
+  std::vector<std::string> sharding_fallbacks;  // ops the shard pass gathered to replicated
+  int64_t collectives = 0;                      // collective instructions per execution
+};
+
+struct MemoryStats {
+  int64_t peak_dram_bytes = 0;  // per chip (the highest chip on a mesh)
+  int64_t peak_l1_bytes = 0;    // per chip (the highest chip on a mesh)
+  int64_t ops_executed = 0;     // per chip
+  std::vector<int64_t> per_chip_peak_dram_bytes;  // index = chip id (one entry on one chip)
+  int64_t collectives_executed = 0;
+  int64_t bytes_moved_between_chips = 0;
+  int64_t device_bytes_leaked = 0;  // still allocated after the execution, all chips
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  virtual const CompileInfo& info() const = 0;
+};
+
+// Sees the IR as text after every compile stage that ran (a pass name and
+// the graph, or the device program once lowered).
+using StageDump = std::function<void(std::string_view stage, const std::string& text)>;
+
+struct CompileRequest {
+  // Optimization level, dtypes, fidelity, fusion; `options.sharding` null:
+  // the 1x1 mesh (one chip).
+  compiler::CompileOptions options;
+  StageDump dump;  // not called on a cache hit
+  // The first execution records its dispatch sequence, later ones replay it.
+  bool enable_trace = false;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual int api_version() const { return kBackendApiVersion; }
+  virtual std::string name() const = 0;
+  // Throws CompileError / OutOfMemoryError. Lazy weights stay lazy.
+  virtual std::unique_ptr<Executable> compile(const Graph& graph, const CompileRequest& request) = 0;
+  // Materializes weights on first use; throws RuntimeError / OutOfMemoryError.
+  virtual std::vector<Tensor> execute(Executable& executable, const std::map<std::string, Tensor>& inputs,
+                                      MemoryStats& stats) = 0;
+};
+
+}  // namespace meshtest::backend

@@ -1,0 +1,69 @@
+// The comparison policy of a training case: the forward output, every
+// parameter gradient and, after an optimizer step, every updated weight,
+// each with the case's checks (metrics.h), plus the gradient policy below;
+// the sets of parameters with a gradient must agree on both sides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "comparators/metrics.h"
+#include "core/tensor.h"
+
+namespace meshtest::comparators {
+
+// One side (golden or device) of a training case.
+struct TrainingTensors {
+  Tensor forward;                          // the differentiated output
+  std::vector<std::string> with_gradient;  // parameter names ...
+  std::vector<Tensor> gradients;           // ... and their gradients, index for index
+  std::vector<Tensor> updated;             // after an optimizer step, as `gradients` (empty: no step)
+};
+
+// One compared tensor.
+struct TensorCheck {
+  std::string kind;  // "output", "gradient" (named by its parameter), "updated_weight" (ditto)
+  std::string name;
+  double pcc = 0.0;
+  double atol = 0.0;
+  double rel_l2 = 0.0;
+  bool passed = false;
+};
+
+struct TrainingVerdict {
+  bool passed = true;
+  // The first failure: "output 'logits': PCC ..." or "gradient of
+  // layer1.0.conv1.weight: PCC 0.41 < required 0.99", or the parameters whose
+  // gradient exists on one side only.
+  std::string message;
+  std::string failed_pass;  // "FORWARD" (the forward output failed), "BACKWARD" (a gradient or
+                            // an updated weight did), "" (passed)
+  // The forward output, then one per parameter in the golden's order, then
+  // with an optimizer step one per updated weight.
+  std::vector<TensorCheck> checks;
+  double min_pcc = 1.0;  // over the output and the gradients judged by PCC (not vanishing ones)
+  double max_atol = 0.0;
+  double max_rel_l2 = 0.0;
+};
+
+// A golden gradient whose largest |element| is at most kVanishingGradient x
+// the largest gradient element of the model is zero in exact arithmetic (what
+// is left is f32 rounding). Its PCC against the device's bf16 rounding noise
+// means nothing, so it is not judged by PCC: the device's largest |element|
+// must be at most kVanishingGradientDevice x that same scale. (bert_base:
+// key biases 1e-10 of the scale in the golden, 6e-6 on the device.)
+inline constexpr double kVanishingGradient = 1e-6;
+inline constexpr double kVanishingGradientDevice = 1e-4;
+
+// PCC cannot see a gradient that is off by a factor (a VJP rule that scales),
+// so a gradient judged by PCC must also have an L2 norm within this fraction
+// of the golden's. bf16 noise moves the norm by a few percent at most (noise
+// with PCC 0.97 adds about 3%); a factor of 1.5 moves it by 50%.
+inline constexpr double kGradientNormTolerance = 0.2;
+
+// Compares the device's training results with the golden's (`output`: the
+// differentiated output's name) with `config`'s checks and the policy above.
+TrainingVerdict compare_training(const std::string& output, const TrainingTensors& golden,
+                                 const TrainingTensors& device, const ComparisonConfig& config);
+
+}  // namespace meshtest::comparators

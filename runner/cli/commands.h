@@ -1,0 +1,49 @@
+// The subcommands behind the CLI: each takes parsed options and returns the
+// process exit status (0 nothing unexpected, 1 something unexpected, 2 usage
+// or config error).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/registry.h"
+#include "runner/cli/report_commands.h"
+#include "runner/collection/collection.h"
+#include "runner/engine/fork_server.h"
+#include "runner/pipeline/compile_settings.h"
+
+namespace meshtest::runner {
+
+struct RunOptions {
+  std::string junitxml;
+  std::string json;  // --json: JSON lines, one result per line
+  std::string db = kDefaultResultsStore;  // "" disables the store
+  bool force_run = false;
+  bool strict_xfail = true;
+  std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
+  std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
+  std::string argv;  // recorded with the run
+  CompileSettings compile;  // compile-phase options (issue 4)
+  // Execution engine (issue 8).
+  bool isolate = true;            // --isolation process (default) | none
+  size_t jobs = 0;                // -j; 0: the number of cores
+  double timeout_seconds = 1800;  // --timeout; 0: none
+  double hang_seconds = 60;       // --hang-timeout
+  std::string max_memory;         // --max-memory; empty: 80% of physical memory
+  int reruns = 0;
+  bool resume = false;
+  std::string resume_run_id;      // empty: the last unfinished run
+  std::string shard;              // "I/N"
+  std::string run_id;             // --run-id; empty: a new id
+};
+
+int cmd_collect(const CommonOptions& common);
+// The fork server for isolated workers; start it before anything creates
+// threads (first thing after parsing the command line). Workers redo the
+// collection once, in the server, and run cases by id.
+std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& common, const RunOptions& run);
+// `server` is null for --isolation none.
+int cmd_run(const CommonOptions& common, const RunOptions& run, ForkServer* server);
+
+}  // namespace meshtest::runner

@@ -1,0 +1,166 @@
+// meshtest's command line: subcommands, options and exit status.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+
+#include "compiler/compile_options.h"
+#include "core/error.h"
+#include "runner/cli/commands.h"
+#include "runner/cli/config_cli.h"
+#include "runner/cli/merge_command.h"
+#include "runner/cli/report_commands.h"
+#include "runner/pipeline/training_steps.h"
+
+namespace {
+
+using meshtest::runner::CommonOptions;
+using meshtest::runner::RunOptions;
+
+// A CLI11 check from a function that throws on a bad value: its message is the option's error.
+std::function<std::string(const std::string&)> rejects_what_throws(std::function<void(const std::string&)> parse) {
+  return [parse](const std::string& value) {
+    try {
+      parse(value);
+      return std::string();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+  };
+}
+
+void add_selection_options(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("ids", o.selection.ids, "Exact test ids to select");
+  cmd->add_option("-k", o.selection.keyword,
+                  "Keyword expression: case-insensitive substrings of ids and markers, with and/or/not/()");
+  cmd->add_option("-m", o.selection.marker, "Marker expression, e.g. \"single_device and not training\"");
+  cmd->add_option("--arch", o.arch, "Target arch profile")->capture_default_str();
+  cmd->add_option("--models-root", o.models_roots,
+                  "Folder to scan for model loaders (repeatable; default: $MESHTEST_MODELS_PATH, then the build's "
+                  "models)");
+  cmd->add_option("--config-dir", o.config_dir,
+                  "Folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source test_config)");
+}
+
+CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
+  static std::string isolation = "process";
+  run->add_option("--isolation", isolation, "process: each case in a forked worker; none: in this process (gdb)")
+      ->check(CLI::IsMember({"process", "none"}))
+      ->capture_default_str()
+      ->each([&o](const std::string& v) { o.isolate = v == "process"; });
+  run->add_option("-j,--jobs", o.jobs, "Cases run in parallel (default: the number of cores)");
+  run->add_option("--timeout", o.timeout_seconds, "Default per-case deadline in seconds (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--hang-timeout", o.hang_seconds, "A worker silent (no heartbeat) this many seconds has hung")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--max-memory", o.max_memory,
+                  "Host memory budget for running cases, e.g. 16G (default: 80% of RAM); a worker above it is "
+                  "killed (oom)");
+  run->add_option("--reruns", o.reruns, "Retry a failed case up to N times (a pass on retry is flaky)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--shard", o.shard, "Run shard I of N (I/N, 1-based) of the selection");
+  run->add_option("--run-id", o.run_id, "Id of the new run (e.g. shared by CI shards)");
+  // Given or not is read after parsing (RunOptions::resume).
+  return run->add_option("--resume", o.resume_run_id,
+                         "Continue the last unfinished run (or RUN_ID), skipping finished cases")
+      ->expected(0, 1);
+}
+
+void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
+  run->add_option("--serialize", o.serialize_dir,
+                  "Write the IR after the frontend and after every compiler pass, per case, under DIR/<test id>");
+  run->add_flag("--compile-only", o.compile_only, "Compile and memory-plan every case without executing it");
+  run->add_flag("!--no-compile-cache", o.use_cache, "Do not read or write the compile cache");
+  run->add_option("--cache-dir", o.cache_dir, "Compile cache folder (default: $MESHTEST_CACHE_DIR, ~/.cache/meshtest)");
+  static std::string weight_dtype;
+  run->add_option("--experimental-weight-dtype", weight_dtype, "Matmul/conv weight dtype on the device (overrides YAML)")
+      ->check(CLI::IsMember({"bf16", "bfp8"}))
+      ->each([&o](const std::string& v) { o.weight_bfp8 = v == "bfp8"; });
+  run->add_option("--math-fidelity", o.math_fidelity,
+                  "GEMM multiplier precision: LoFi, HiFi2, HiFi4 (overrides YAML math_fidelity; default HiFi4)")
+      ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi4"}, CLI::ignore_case));
+  run->add_flag("!--disable-fusion", o.enable_fusion, "Do not run the fuse pass (debugging)");
+  run->add_flag("!--disable-composite-ops", o.enable_composite_ops, "Fuse only into device ops, not rms_norm/sdpa");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"meshtest: runs model test matrices on simulated accelerator meshes and checks them against a CPU "
+               "reference."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("meshtest ") + MESHTEST_VERSION);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Debug logging (or MESHTEST_LOG_LEVEL=debug)");
+
+  CommonOptions collect_opts;
+  auto* collect = app.add_subcommand("collect", "List the selected test ids");
+  add_selection_options(collect, collect_opts);
+
+  CommonOptions run_common;
+  RunOptions run_opts;
+  auto* run = app.add_subcommand("run", "Run the selected cases and report");
+  add_selection_options(run, run_common);
+  run->add_option("--junitxml", run_opts.junitxml, "Write a JUnit XML report to this file");
+  run->add_option("--json", run_opts.json, "Write JSON lines to this file: one result per line, as each finishes");
+  run->add_option("--db", run_opts.db, "SQLite results database (\"\" to disable)")->capture_default_str();
+  int optimization_level = meshtest::compiler::kDefaultOptimizationLevel;
+  run->add_option("--optimization-level", optimization_level, "Compiler optimization level")
+      ->check(CLI::Range(0, 2))
+      ->capture_default_str();
+  run->add_flag("--force-run", run_opts.force_run, "Also run NOT_SUPPORTED_SKIP cases");
+  run->add_flag("!--no-strict-xfail", run_opts.strict_xfail, "An xfail case that passes is not an error");
+  run->add_option("--optimizer-step", run_opts.optimizer_step,
+                  "Training cases also apply one SGD step (sgd:LR) on both sides and compare the updated weights")
+      ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_optimizer_step(v); }));
+  run->add_option("--backend", run_opts.backend, "Device backend, by name")
+      ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
+      ->capture_default_str();
+  CLI::Option* resume = add_engine_options(run, run_opts);
+  add_compile_options(run, run_opts.compile);
+
+  std::string merge_output, merge_run_id;
+  std::vector<std::string> merge_inputs;
+  auto* merge = app.add_subcommand("merge", "Combine the result stores of CI shards into one run");
+  merge->add_option("output", merge_output, "Store to merge into (created if missing)")->required();
+  merge->add_option("inputs", merge_inputs, "Shard stores; the most recent run of each is taken")->required();
+  merge->add_option("--run-id", merge_run_id, "Id of the merged run (default: the first input's run id)");
+  const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
+  const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  run_opts.resume = resume->count() > 0;
+
+  if (const char* level = std::getenv("MESHTEST_LOG_LEVEL")) spdlog::set_level(spdlog::level::from_str(level));
+  if (verbose) spdlog::set_level(spdlog::level::debug);
+  spdlog::set_pattern("[%l] %v");
+
+  // CLI first, then YAML: only an explicit --optimization-level overrides the YAML field.
+  if (run->count("--optimization-level") > 0) run_opts.compile.optimization_level = optimization_level;
+  for (int i = 0; i < argc; ++i) run_opts.argv += (i ? " " : "") + std::string(argv[i]);
+  try {
+    if (*collect) return meshtest::runner::cmd_collect(collect_opts);
+    if (*run) {
+      // Before anything starts a thread pool: workers are forked from this pristine copy.
+      std::unique_ptr<meshtest::runner::ForkServer> server;
+      if (run_opts.isolate) server = meshtest::runner::start_worker_server(run_common, run_opts);
+      return meshtest::runner::cmd_run(run_common, run_opts, server.get());
+    }
+    if (*merge) return meshtest::runner::cmd_merge(merge_output, merge_inputs, merge_run_id);
+    if (auto status = report_commands.run()) return *status;
+    if (auto status = config_commands.run()) return *status;
+  } catch (const std::exception& e) {
+    std::cerr << "meshtest: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,214 @@
+// report | history | diff | flaky | promote: options, store opening, printing.
+#include "runner/cli/report_commands.h"
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "reports/dashboard.h"
+#include "reports/promote.h"
+#include "reports/result_store.h"
+#include "reports/run_analysis.h"
+
+#ifndef MESHTEST_DEFAULT_CONFIG_DIR
+#define MESHTEST_DEFAULT_CONFIG_DIR "test_config"
+#endif
+
+namespace meshtest::runner {
+
+namespace {
+
+using namespace meshtest::reports;
+
+// Read-only commands never create an SQLite file by accident.
+std::unique_ptr<ResultStore> open_existing(const std::string& db) {
+  if (!is_postgres_url(db) && !std::filesystem::exists(db)) {
+    throw Error("no results database at '" + db + "' (run `meshtest run` first, or pass --db)");
+  }
+  return open_store(db);
+}
+
+std::string pcc_text(double pcc) {
+  char buf[32] = "-";
+  if (std::isfinite(pcc)) std::snprintf(buf, sizeof buf, "%.6f", pcc);
+  return buf;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+void print_changes(const std::string& title, const std::vector<CaseChange>& changes) {
+  if (changes.empty()) return;
+  std::cout << title << " (" << changes.size() << "):\n";
+  for (const CaseChange& c : changes) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-8s -> %-8s pcc %s -> %s  time %.2fs -> %.2fs  ",
+                  c.before ? std::string(outcome_name(c.before->outcome)).c_str() : "(new)",
+                  std::string(outcome_name(c.after->outcome)).c_str(),
+                  pcc_text(c.before ? c.before->pcc : NAN).c_str(), pcc_text(c.after->pcc).c_str(),
+                  c.before ? c.before->wall_seconds : 0.0, c.after->wall_seconds);
+    std::cout << line << c.test_id << "\n";
+    if (!c.after->error_message.empty() && is_failure(c.after->outcome)) {
+      std::cout << "           " << c.after->bringup_status << ": " << first_line(c.after->error_message) << "\n";
+    }
+  }
+}
+
+int cmd_report(const ReportCommandOptions& o) {
+  auto store = open_existing(o.db);
+  const auto runs = load_recent_runs(*store, o.runs > 0 ? o.runs : 20);
+  DashboardOptions options;
+  options.title = o.title;
+  options.diff.pcc_margin = o.pcc_margin;
+  options.diff.time_factor = o.time_factor;
+  write_dashboard(o.out, runs, options);
+  std::cout << "dashboard of " << runs.size() << " run(s) written to " << o.out << "\n";
+  return 0;
+}
+
+int cmd_history(const ReportCommandOptions& o) {
+  auto store = open_existing(o.db);
+  const auto rows = store->test_history(o.test_id, o.limit);
+  if (rows.empty()) {
+    std::cerr << "no results for '" << o.test_id << "' in " << o.db << "\n";
+    return 1;
+  }
+  std::cout << "history of " << o.test_id << " (newest first)\n";
+  for (const StoredResult& s : rows) {
+    const CaseResult& r = s.result;
+    char line[200];
+    std::snprintf(line, sizeof line, "%-26s %-24s #%d %-8s %-26s pcc=%-9s %7.2fs", s.run_id.c_str(),
+                  r.started_at.c_str(), r.attempt, std::string(outcome_name(r.outcome)).c_str(),
+                  r.bringup_status.c_str(), pcc_text(r.pcc).c_str(), r.wall_seconds);
+    std::cout << line;
+    if (is_failure(r.outcome)) std::cout << "  " << first_line(r.error_message);
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int cmd_diff(const ReportCommandOptions& o) {
+  auto store = open_existing(o.db);
+  std::string a = o.run_a, b = o.run_b;
+  if (b.empty()) {
+    const auto recent = store->recent_runs(2);
+    if (a.empty()) {
+      if (recent.size() < 2) throw Error("diff needs two runs; '" + o.db + "' has " + std::to_string(recent.size()));
+      a = recent[1].run_id;
+      b = recent[0].run_id;
+    } else {
+      if (recent.empty()) throw Error("'" + o.db + "' has no runs");
+      b = recent[0].run_id;
+    }
+  }
+  for (const auto& id : {a, b}) {
+    if (!store->find_run(id)) throw Error("no run '" + id + "' in '" + o.db + "'");
+  }
+  const auto before = store->run_results(a), after = store->run_results(b);
+  DiffOptions options;
+  options.pcc_margin = o.pcc_margin;
+  options.time_factor = o.time_factor;
+  const RunDiff d = diff_runs(before, after, options);
+  std::cout << "diff " << a << " -> " << b << "\n";
+  print_changes("NEW FAILURES", d.new_failures);
+  print_changes("FIXED", d.fixed);
+  print_changes("PCC DROPS (> " + std::to_string(o.pcc_margin).substr(0, 6) + ")", d.pcc_drops);
+  print_changes("SLOWER (> x" + std::to_string(o.time_factor).substr(0, 4) + ")", d.slower);
+  std::cout << d.new_failures.size() << " new failure(s), " << d.fixed.size() << " fixed, " << d.pcc_drops.size()
+            << " PCC drop(s), " << d.slower.size() << " slower: " << (d.regressed() ? "REGRESSED" : "no regression")
+            << "\n";
+  return d.regressed() ? 1 : 0;
+}
+
+int cmd_flaky(const ReportCommandOptions& o) {
+  auto store = open_existing(o.db);
+  const auto runs = load_recent_runs(*store, o.runs > 0 ? o.runs : 10);
+  const auto cases = find_flaky(runs);
+  std::cout << cases.size() << " flaky case(s) in the last " << runs.size() << " run(s)\n";
+  for (const FlakyCase& c : cases) {
+    char line[96];
+    std::snprintf(line, sizeof line, "  %-20s flips=%d retried_passes=%d passes=%d/%d  ", c.outcomes.c_str(),
+                  c.flips, c.retried_passes, c.passes, c.runs);
+    std::cout << line << c.test_id << "\n";
+  }
+  return 0;
+}
+
+int cmd_promote(const ReportCommandOptions& o) {
+  auto store = open_existing(o.db);
+  const int wanted = o.runs > 0 ? o.runs : 3;
+  const auto runs = load_recent_runs(*store, wanted);
+  if (static_cast<int>(runs.size()) < wanted) {
+    throw Error("promote --runs " + std::to_string(wanted) + " needs " + std::to_string(wanted) + " runs; '" + o.db +
+                "' has " + std::to_string(runs.size()) + " (pass --runs " + std::to_string(runs.size()) + ")");
+  }
+  std::string dir = o.config_dir;
+  if (dir.empty()) dir = std::getenv("MESHTEST_CONFIG_DIR") ? std::getenv("MESHTEST_CONFIG_DIR") : MESHTEST_DEFAULT_CONFIG_DIR;
+  const PromotionPlan plan = plan_promotions(runs, dir);
+  for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
+  for (const auto& change : plan.changes) std::cerr << (o.write ? "promoted: " : "would promote: ") << change << "\n";
+  if (o.write) {
+    plan.write();
+    std::cerr << plan.files.size() << " file(s) updated in " << dir << "\n";
+  } else {
+    std::cout << plan.unified_diff();
+    if (plan.files.empty()) std::cerr << "nothing to promote\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+ReportCommands::ReportCommands(CLI::App& app) {
+  auto db = [this](CLI::App* cmd) {
+    cmd->add_option("--db", o_.db, "Results store: SQLite file or postgresql:// URL")->capture_default_str();
+  };
+  report_ = app.add_subcommand("report", "Write the HTML dashboard of the last runs");
+  db(report_);
+  report_->add_option("--out", o_.out, "HTML file to write")->capture_default_str();
+  report_->add_option("--runs", o_.runs, "How many recent runs to show (default 20)");
+  report_->add_option("--title", o_.title, "Page title")->capture_default_str();
+  report_->add_option("--pcc-margin", o_.pcc_margin, "PCC drop shown as a regression")->capture_default_str();
+
+  history_ = app.add_subcommand("history", "A case across runs: outcome, PCC, time");
+  db(history_);
+  history_->add_option("id", o_.test_id, "Test id")->required();
+  history_->add_option("--limit", o_.limit, "Most recent results to show")->capture_default_str();
+
+  diff_ = app.add_subcommand("diff", "What changed between two runs (default: the last two); exit 1 on regression");
+  db(diff_);
+  diff_->add_option("run_a", o_.run_a, "Earlier run id");
+  diff_->add_option("run_b", o_.run_b, "Later run id (default: the newest)");
+  diff_->add_option("--pcc-margin", o_.pcc_margin, "A PCC drop larger than this regresses")->capture_default_str();
+  diff_->add_option("--time-factor", o_.time_factor, "A case this many times slower (and 1 s more) regresses; 0: off")
+      ->capture_default_str();
+
+  flaky_ = app.add_subcommand("flaky", "Cases whose outcome changes across recent runs");
+  db(flaky_);
+  flaky_->add_option("--runs", o_.runs, "How many recent runs to look at (default 10)");
+
+  promote_ = app.add_subcommand("promote", "Turn the last N runs into test_config edits (a unified diff)");
+  db(promote_);
+  promote_->add_option("--runs", o_.runs, "Cases must pass in each of the last N runs (default 3)");
+  promote_->add_flag("--write", o_.write, "Apply the edits to the YAML files instead of printing the diff");
+  promote_->add_option("--config-dir", o_.config_dir,
+                       "Folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source test_config)");
+}
+
+std::optional<int> ReportCommands::run() const {
+  try {
+    if (*report_) return cmd_report(o_);
+    if (*history_) return cmd_history(o_);
+    if (*diff_) return cmd_diff(o_);
+    if (*flaky_) return cmd_flaky(o_);
+    if (*promote_) return cmd_promote(o_);
+  } catch (const Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace meshtest::runner

@@ -1,0 +1,43 @@
+// The subcommands that read the results store: report (HTML dashboard),
+// history, diff, flaky, promote. CLI glue only; the logic is in reports/.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace meshtest::runner {
+
+// The results store every command reads and `run` writes unless --db names another.
+inline constexpr const char* kDefaultResultsStore = "meshtest-results.db";
+
+struct ReportCommandOptions {
+  std::string db = kDefaultResultsStore;
+  std::string out = "meshtest-report.html";
+  std::string title = "meshtest results";
+  std::string test_id;
+  std::string run_a, run_b;
+  std::string config_dir;
+  int runs = 0;  // 0: the command's default
+  int limit = 20;
+  double pcc_margin = 0.005;
+  double time_factor = 1.5;
+  bool write = false;
+};
+
+class ReportCommands {
+ public:
+  // Adds report, history, diff, flaky and promote to `app`.
+  explicit ReportCommands(CLI::App& app);
+  // The exit status of the chosen subcommand; nullopt when none of these was chosen.
+  std::optional<int> run() const;
+
+ private:
+  ReportCommandOptions o_;
+  CLI::App *report_, *history_, *diff_, *flaky_, *promote_;
+};
+
+}  // namespace meshtest::runner

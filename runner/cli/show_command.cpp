@@ -1,0 +1,111 @@
+// meshtest show ID: a case's entry after arch_overrides, field by field with
+// the file:line each value comes from, plus its markers and the thresholds
+// the comparison will use.
+#include <cstdio>
+#include <ostream>
+
+#include "comparators/metrics.h"
+#include "config/arch_overrides.h"
+#include "config/entry_schema.h"
+#include "config/nearest_name.h"
+#include "config/value_reader.h"
+#include "runner/cli/config_commands.h"
+#include "runner/collection/collection.h"
+#include "runner/pipeline/case_pipeline.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+// "test_config/x.yaml:12", with "(arch_overrides.n300)" when the value comes from there.
+std::string origin(const config::TestEntry& written, const config::TestEntry& resolved, const std::string& field,
+                   const std::string& arch) {
+  auto it = resolved.sources.find(field);
+  if (it == resolved.sources.end()) return "default";
+  for (const config::ArchOverride& o : written.arch_overrides) {
+    if (o.arch == arch && o.fields.sources.count(field)) return it->second.file_line() + " (arch_overrides." + arch + ")";
+  }
+  return it->second.file_line();
+}
+
+void print_fields(std::ostream& out, const config::TestEntry& written, const config::TestEntry& resolved,
+                  const std::string& arch) {
+  for (const config::FieldSpec& f : config::entry_fields()) {
+    const std::string name(f.name);
+    const std::optional<std::string> value = f.show(resolved);
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-30s %-24s ", name.c_str(), value ? value->c_str() : "-");
+    out << line << origin(written, resolved, name, arch) << "\n";
+  }
+  if (written.arch_overrides.empty()) return;
+  out << "  arch_overrides:";
+  for (const config::ArchOverride& o : written.arch_overrides) {
+    out << " " << o.arch << " (" << o.defined_at.file_line() << (o.arch == arch ? ", applied" : "") << ")";
+  }
+  out << "\n";
+}
+
+void print_thresholds(std::ostream& out, const TestCase& c, const std::string& arch) {
+  PipelineOptions options;
+  options.chip.arch = arch;
+  const reports::CaseResult r = describe_case(c, options);
+  const comparators::ComparisonConfig defaults;
+  const auto asserted = [](bool on) { return on ? "checked" : "not checked"; };
+  out << "thresholds:\n";
+  out << "  pcc >= " << config::format_number(r.required_pcc) << " (" << asserted(r.assert_pcc) << ")\n";
+  out << "  atol <= " << config::format_number(r.required_atol) << " (" << asserted(r.assert_atol) << ")\n";
+  out << "  allclose rtol " << config::format_number(c.expectation.allclose_rtol.value_or(defaults.allclose_rtol))
+      << " atol " << config::format_number(c.expectation.allclose_atol.value_or(defaults.allclose_atol)) << " ("
+      << asserted(r.assert_allclose) << ")\n";
+}
+
+std::string describe_kind(const TestCase& c) {
+  if (c.placeholder) return "placeholder for '" + c.info.model + "' (not run)";
+  if (!c.loader_error.empty()) return "loader failure: " + c.loader_error;
+  return "loader " + c.loader_dir + ", model " + c.info.model + ", variant " + c.info.variant + ", group " +
+         c.info.group;
+}
+
+}  // namespace
+
+int cmd_show(const CommonOptions& common, const std::string& id, std::ostream& out, std::ostream& err) {
+  CommonOptions o = common;
+  o.selection = {};
+  const std::unique_ptr<Collected> c = collect_cases(o, &err);
+  if (!c) return 2;
+  const TestCase* found = nullptr;
+  for (const TestCase& t : c->cases) {
+    if (t.id == id) found = &t;
+  }
+  const config::TestEntry* written = c->config.find(id);
+  if (found == nullptr && written == nullptr) {
+    std::vector<std::string> ids;
+    for (const TestCase& t : c->cases) ids.push_back(t.id);
+    err << "error: no test case or test_config entry has the id '" << id << "'";
+    if (auto near = config::nearest_name(id, ids)) err << " (nearest: '" << *near << "')";
+    err << "\n";
+    return 2;
+  }
+  out << id << "\n";
+  out << "arch: " << o.arch << "\n";
+  out << "case: " << (found ? describe_kind(*found) : "none discovered (the entry is stale)") << "\n";
+  if (found && found->placeholder) {
+    const config::Placeholder& p = c->config.placeholders.at(id);
+    out << "entry: PLACEHOLDER_MODELS at " << p.entry.defined_at.to_string() << "\n";
+    print_fields(out, p.entry, found->expectation, o.arch);
+  } else if (written) {
+    out << "entry: " << written->defined_at.to_string() << "\n";
+    print_fields(out, *written, config::resolve_for_arch(*written, o.arch), o.arch);
+  } else {
+    out << "entry: none (defaults)\n";
+    print_fields(out, {}, {}, o.arch);
+  }
+  if (!found) return 0;
+  out << "markers:";
+  for (const std::string& m : found->markers) out << " " << m;
+  out << "\n";
+  print_thresholds(out, *found, o.arch);
+  return 0;
+}
+
+}  // namespace meshtest::runner

@@ -1,0 +1,37 @@
+// Expands discovered loaders into the test matrix: every variant x supported
+// parallelism x run mode, each with its config entry (arch_overrides resolved
+// for the target arch) and markers. Loader failures become one case each
+// (id = the loader folder) that reports the error; PLACEHOLDER_MODELS become
+// one case each (id = placeholder/<name>) reported as NOT_STARTED.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/test_config.h"
+#include "discovery/discovery.h"
+#include "runner/collection/test_case.h"
+
+namespace meshtest::runner {
+
+// The parallelisms and run modes this build can execute.
+const std::vector<Parallelism>& supported_parallelisms();
+const std::vector<RunMode>& supported_run_modes();
+
+// The arch a run targets unless it names one (--arch).
+inline constexpr const char* kDefaultArch = "n150";
+
+struct MatrixOptions {
+  std::string arch = kDefaultArch;  // arch_overrides of this arch apply
+};
+
+std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const config::TestConfig& config,
+                                   const MatrixOptions& options = {});
+
+// Markers of DESIGN.md §3 for a case whose id, info and expectation are set:
+// run mode, parallelism, status, group, schedule (nightly unless the YAML
+// markers say weekly), supported archs ('-' also as '_'), bring-up status,
+// flaky, YAML markers ('-' also as '_'). Sorted, unique.
+std::vector<std::string> markers_for(const TestCase& test_case);
+
+}  // namespace meshtest::runner

@@ -1,0 +1,72 @@
+// Scheduling, retries and recording of one run.
+#include "runner/engine/run_loop.h"
+
+#include <algorithm>
+
+#include "runner/engine/console_report.h"
+#include "runner/engine/scheduler.h"
+
+namespace meshtest::runner {
+
+using reports::CaseResult;
+using reports::Outcome;
+
+bool should_retry(Outcome outcome, int attempt, int reruns) {
+  return (outcome == Outcome::Failed || outcome == Outcome::Error) && attempt <= reruns;
+}
+
+CaseLimits limits_for(const TestCase& t, const LoopOptions& o) {
+  CaseLimits limits;
+  limits.timeout_seconds = t.expectation.timeout_seconds.value_or(o.timeout_seconds);
+  if (std::find(t.markers.begin(), t.markers.end(), "notimeout") != t.markers.end()) limits.timeout_seconds = 0;
+  limits.hang_seconds = o.hang_seconds;
+  limits.max_rss_bytes = o.max_rss_bytes;
+  return limits;
+}
+
+LoopResult run_cases(const std::vector<const TestCase*>& cases,
+                     const std::map<std::string, reports::CaseHistory>& history, CaseExecutor& executor,
+                     const LoopOptions& options, Progress& progress,
+                     const std::function<void(const CaseResult&)>& record) {
+  std::vector<ScheduledJob> jobs;
+  std::map<std::string, ScheduledJob> by_id;
+  for (const TestCase* t : cases) {
+    const auto first = options.first_attempt.find(t->id);
+    jobs.push_back({t, estimate_cost(*t, history), first == options.first_attempt.end() ? 1 : first->second});
+    by_id[t->id] = jobs.back();
+  }
+  Scheduler scheduler(std::move(jobs), options.memory_budget);
+  int64_t memory_in_use = 0;
+  LoopResult out;
+  while (!scheduler.empty() || executor.running() > 0) {
+    while (executor.running() < std::max<size_t>(1, options.jobs)) {
+      std::optional<ScheduledJob> job = scheduler.next(memory_in_use, executor.running());
+      if (!job) break;
+      memory_in_use += job->cost.bytes;
+      progress.started(job->test_case->id);
+      executor.start(*job->test_case, job->attempt, limits_for(*job->test_case, options));
+    }
+    for (CaseResult& r : executor.collect_finished(0.1)) {
+      ScheduledJob job = by_id.at(r.test_id);
+      memory_in_use -= job.cost.bytes;
+      if (r.attempt > 1 && r.outcome == Outcome::Passed) r.markers.push_back("flaky");
+      record(r);
+      const bool retry = should_retry(r.outcome, r.attempt, options.reruns);
+      progress.finished(r, !retry);
+      if (retry) {
+        job.attempt = r.attempt + 1;
+        scheduler.retry(job);
+        continue;
+      }
+      if (is_unexpected(r)) ++out.unexpected;
+      out.final_results.push_back(std::move(r));
+    }
+    progress.tick();
+  }
+  progress.close();
+  std::sort(out.final_results.begin(), out.final_results.end(),
+            [](const CaseResult& a, const CaseResult& b) { return a.test_id < b.test_id; });
+  return out;
+}
+
+}  // namespace meshtest::runner

@@ -1,0 +1,50 @@
+// The run loop: schedules the selected cases onto an executor (-j slots, a
+// memory budget), retries failures (--reruns), hands every attempt to
+// `record` as it finishes (so a killed run loses nothing recorded), and
+// drives the progress display.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "reports/case_result.h"
+#include "reports/result_store.h"
+#include "runner/engine/progress.h"
+#include "runner/engine/worker_executor.h"
+
+namespace meshtest::runner {
+
+struct LoopOptions {
+  size_t jobs = 1;
+  int64_t memory_budget = 0;   // total bytes for running cases; 0: unlimited
+  int reruns = 0;              // extra attempts for a failed case
+  double timeout_seconds = 0;  // default deadline per case; 0: none
+  double hang_seconds = 60;
+  int64_t max_rss_bytes = 0;  // per worker; 0: unlimited
+  // --resume: cases continuing after a recorded failed attempt start at this
+  // attempt (test id -> attempt); every other case starts at 1.
+  std::map<std::string, int> first_attempt;
+};
+
+struct LoopResult {
+  std::vector<reports::CaseResult> final_results;  // the last attempt of each case
+  size_t unexpected = 0;                           // decides exit status 1
+};
+
+// The limits of one case: YAML `timeout` over --timeout; marker `notimeout` disables the deadline.
+CaseLimits limits_for(const TestCase& test_case, const LoopOptions& options);
+
+// Whether an attempt that ended with `outcome` is retried under --reruns.
+bool should_retry(reports::Outcome outcome, int attempt, int reruns);
+
+// Whether a final result makes the run fail (YAML `flaky: true` cases never do).
+bool fails_run(const TestCase& test_case, const reports::CaseResult& result);
+
+LoopResult run_cases(const std::vector<const TestCase*>& cases,
+                     const std::map<std::string, reports::CaseHistory>& history, CaseExecutor& executor,
+                     const LoopOptions& options, Progress& progress,
+                     const std::function<void(const reports::CaseResult&)>& record);
+
+}  // namespace meshtest::runner

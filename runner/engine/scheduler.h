@@ -1,0 +1,51 @@
+// Which case starts next: longest first (by history, else a size estimate),
+// never exceeding the memory budget with what is already running. A case
+// bigger than the whole budget runs alone. Retries go to the front.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/result_store.h"
+#include "runner/collection/test_case.h"
+
+namespace meshtest::runner {
+
+// Expected wall time and peak host memory of one case.
+struct CaseCost {
+  double seconds = 1;
+  int64_t bytes = 0;
+  bool from_history = false;
+};
+
+// From the store's history when the case has one; otherwise a cheap guess
+// from its name, never by building the graph: a parameter count in the
+// variant ("1b", "125m", "resnet50" -> 50 layers), size words (tiny < small
+// < base < large), training costing about three times inference.
+CaseCost estimate_cost(const TestCase& test_case, const std::map<std::string, reports::CaseHistory>& history);
+
+struct ScheduledJob {
+  const TestCase* test_case = nullptr;
+  CaseCost cost;
+  int attempt = 1;
+};
+
+class Scheduler {
+ public:
+  Scheduler(std::vector<ScheduledJob> jobs, int64_t memory_budget);
+  // The next job that fits next to `memory_in_use` (anything fits when
+  // nothing runs); nullopt when none fits now or none is left.
+  std::optional<ScheduledJob> next(int64_t memory_in_use, size_t running);
+  void retry(ScheduledJob job) { queue_.push_front(std::move(job)); }
+  bool empty() const { return queue_.empty(); }
+
+ private:
+  std::deque<ScheduledJob> queue_;
+  int64_t budget_;
+};
+
+}  // namespace meshtest::runner

@@ -1,0 +1,91 @@
+// Worker process body: heartbeat thread, phase messages, the final record.
+#include "runner/engine/worker_main.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "runner/engine/worker_protocol.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+// Whole-message writes to the status pipe, serialized between threads.
+class StatusWriter {
+ public:
+  explicit StatusWriter(int fd) : fd_(fd) {}
+  void write(const std::string& message) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t done = 0;
+    while (done < message.size()) {
+      const ssize_t n = ::write(fd_, message.data() + done, message.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the parent is gone
+      done += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+  std::mutex mutex_;
+};
+
+// Sends a heartbeat every kHeartbeatInterval until destroyed.
+class Heartbeat {
+ public:
+  explicit Heartbeat(StatusWriter& out) : thread_([this, &out] { beat(out); }) {}
+  ~Heartbeat() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void beat(StatusWriter& out) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      out.write(encode_heartbeat_message());
+      wake_.wait_for(lock, kHeartbeatInterval, [this] { return stop_; });
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+std::string encode_worker_request(const WorkerRequest& request) {
+  return std::to_string(request.attempt) + "\t" + request.test_id;
+}
+
+WorkerRequest decode_worker_request(const std::string& payload) {
+  WorkerRequest r;
+  const size_t tab = payload.find('\t');
+  if (tab == std::string::npos) return {payload, 1};
+  r.attempt = std::atoi(payload.substr(0, tab).c_str());
+  r.test_id = payload.substr(tab + 1);
+  return r;
+}
+
+int run_case_in_worker(const TestCase& test_case, const PipelineOptions& options, int attempt, int status_fd) {
+  StatusWriter out(status_fd);
+  reports::CaseResult result;
+  {
+    Heartbeat heartbeat(out);
+    result = run_case(test_case, options, [&out](Phase phase) { out.write(encode_phase_message(phase_name(phase))); });
+  }
+  result.attempt = attempt;
+  out.write(encode_result_message(result));
+  return 0;
+}
+
+}  // namespace meshtest::runner

@@ -1,0 +1,223 @@
+// One case through every phase, timed, with failures mapped to bring-up
+// status; the run mode's steps (inference_steps.h, training_steps.h) fill in
+// what differs.
+#include "runner/pipeline/case_pipeline.h"
+
+#include <chrono>
+#include <fstream>
+#include <optional>
+
+#include "comparators/metrics.h"
+#include "core/error.h"
+#include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/host_memory.h"
+#include "runner/pipeline/inference_steps.h"
+#include "runner/pipeline/parallel_setup.h"
+#include "runner/pipeline/run_mode_steps.h"
+#include "runner/pipeline/test_fault_hook.h"
+#include "runner/pipeline/training_steps.h"
+
+namespace meshtest::runner {
+
+using reports::CaseResult;
+using reports::FailureKind;
+using reports::Outcome;
+
+std::string_view phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::LoadModel: return "load_model";
+    case Phase::LoadInputs: return "load_inputs";
+    case Phase::Golden: return "golden";
+    case Phase::Compile: return "compile";
+    case Phase::Execute: return "execute";
+    case Phase::Compare: return "compare";
+    case Phase::Done: return "done";
+  }
+  return "?";
+}
+
+config::BringupStatus bringup_for(Phase phase) {
+  switch (phase) {
+    case Phase::LoadModel:
+    case Phase::LoadInputs:
+    case Phase::Golden: return config::BringupStatus::FailedFeCompilation;
+    case Phase::Compile: return config::BringupStatus::FailedTtmlirCompilation;
+    case Phase::Execute: return config::BringupStatus::FailedRuntime;
+    case Phase::Compare: return config::BringupStatus::IncorrectResult;
+    case Phase::Done: return config::BringupStatus::Passed;
+  }
+  return config::BringupStatus::Unknown;
+}
+
+namespace {
+
+comparators::ComparisonConfig comparison_for(const config::TestEntry& e) {
+  comparators::ComparisonConfig c;
+  if (e.required_pcc) c.required_pcc = *e.required_pcc;
+  if (e.assert_pcc) c.assert_pcc = *e.assert_pcc;
+  if (e.required_atol) c.required_atol = *e.required_atol;
+  if (e.assert_atol) c.assert_atol = *e.assert_atol;
+  if (e.assert_allclose) c.assert_allclose = *e.assert_allclose;
+  if (e.allclose_rtol) c.allclose_rtol = *e.allclose_rtol;
+  if (e.allclose_atol) c.allclose_atol = *e.allclose_atol;
+  return c;
+}
+
+constexpr const char* kCompileOnlyReason = "compile-only: compiled and memory-planned, not executed";
+
+// Outcome of a finished case given its expectation.
+Outcome judge(bool passed, const config::TestEntry& e, bool strict_xfail) {
+  const bool xfail = e.status == config::TestStatus::KnownFailureXfail;
+  if (passed) return xfail ? (strict_xfail ? Outcome::Xpassed : Outcome::Passed) : Outcome::Passed;
+  return xfail ? Outcome::Xfailed : Outcome::Failed;
+}
+
+}  // namespace
+
+CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
+  CaseResult r;
+  r.test_id = c.id;
+  r.loader_dir = c.loader_dir;
+  r.model = c.info.model;
+  r.variant = c.info.variant;
+  r.group = c.info.group;
+  r.task = c.info.task;
+  r.source = c.info.source;
+  r.framework = c.info.framework;
+  r.parallelism = c.loader_error.empty() ? std::string(parallelism_name(c.parallelism)) : "";
+  r.run_mode = c.loader_error.empty() ? std::string(run_mode_name(c.run_mode)) : "";
+  r.arch = options.chip.arch;
+  r.mesh = c.parallelism == Parallelism::DataParallel ? options.arch.mesh_text() : "1x1";
+  r.markers = c.markers;
+  r.status = std::string(config::status_name(c.expectation.status));
+  r.reason = c.expectation.reason;
+  const comparators::ComparisonConfig cmp = comparison_for(c.expectation);
+  r.required_pcc = cmp.required_pcc;
+  r.required_atol = cmp.required_atol;
+  r.assert_pcc = cmp.assert_pcc;
+  r.assert_atol = cmp.assert_atol;
+  r.assert_allclose = cmp.assert_allclose;
+  return r;
+}
+
+CaseResult run_case(const TestCase& c, const PipelineOptions& options, const PhaseObserver& observer) {
+  CaseResult r = describe_case(c, options);
+  r.started_at = reports::utc_now_iso8601();
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto finish = [&](CaseResult& res) {
+    res.finished_at = reports::utc_now_iso8601();
+    res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    res.peak_host_rss_bytes = peak_rss_bytes();
+    return res;
+  };
+
+  if (!c.loader_error.empty()) {
+    r.outcome = Outcome::Error;
+    r.phase = "discover";
+    r.bringup_status = std::string(config::bringup_name(config::BringupStatus::FailedFeCompilation));
+    r.failure_kind = FailureKind::Exception;
+    r.error_message = c.loader_error;
+    return finish(r);
+  }
+  if (c.placeholder) {  // a planned model without a loader: reported, never run
+    r.outcome = Outcome::Skipped;
+    r.bringup_status = std::string(
+        config::bringup_name(c.expectation.bringup_status.value_or(config::BringupStatus::NotStarted)));
+    if (r.reason.empty()) r.reason = "placeholder: no loader yet";
+    return finish(r);
+  }
+  // Skipped without running: NOT_SUPPORTED_SKIP, a case the arch's mesh does
+  // not fit, --compile-only once compiled.
+  auto not_run = [&](std::string phase, const std::string& why) {
+    r.outcome = Outcome::Skipped;
+    r.phase = std::move(phase);
+    r.bringup_status = std::string(config::bringup_name(config::BringupStatus::NotStarted));
+    if (!why.empty()) r.reason = why;
+    return finish(r);
+  };
+  if (c.expectation.status == config::TestStatus::NotSupportedSkip && !options.force_run) return not_run("", "");
+  if (const std::optional<std::string> why = parallel_skip_reason(c, options.arch)) return not_run("", *why);
+
+  const std::unique_ptr<RunModeSteps> steps =
+      c.run_mode == RunMode::Training ? training_steps(c, options) : inference_steps(options);
+  r.execution_pass = steps->execution_pass();  // kept whatever happens below
+  const comparators::ComparisonConfig comparison = comparison_for(c.expectation);
+  reset_peak_rss();
+  Phase phase = Phase::LoadModel;
+  auto enter = [&](Phase next) {
+    phase = next;
+    if (observer) observer(next);
+    fail_phase_if_injected(c.id, phase_name(next));
+  };
+  auto golden = [&](LoadedCase& loaded) {
+    enter(Phase::Golden);
+    PhaseClock clock(r.seconds.golden);
+    steps->run_golden(loaded);
+  };
+  try {
+    enter(Phase::LoadModel);
+    LoadedCase loaded;
+    {
+      PhaseClock clock(r.seconds.load);
+      const sdk::LoadOptions load_options = steps->load_options();
+      // Data parallel: the model at the enlarged batch, inputs repeated to it.
+      loaded.model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load_options, options.arch));
+      steps->model_loaded(loaded.model);
+      enter(Phase::LoadInputs);
+      loaded.inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
+      ParallelPlan parallel = prepare_parallel(c, loaded.model, loaded.inputs, options.arch);
+      if (!parallel.skip_reason.empty()) return not_run("", parallel.skip_reason);
+      loaded.sharding = std::move(parallel.sharding);
+    }
+    const bool compile_only = options.compile.compile_only;
+    if (steps->golden_first() && !compile_only) golden(loaded);
+    enter(Phase::Compile);
+    CompiledCase compiled;
+    {
+      PhaseClock clock(r.seconds.compile);
+      const Graph& graph = steps->device_graph(loaded);
+      const CompileTarget target{options.backend, options.chip, options.arch.chips, steps->device_sharding(loaded),
+                                 false};
+      compiled = compile_case(c.id, c.expectation, graph, options.compile, target, r);
+    }
+    // --compile-only: the case stops once compiled and memory-planned.
+    if (compile_only) return not_run(std::string(phase_name(phase)), kCompileOnlyReason);
+    if (!steps->golden_first()) golden(loaded);
+    enter(Phase::Execute);
+    std::vector<Tensor> device;
+    {
+      PhaseClock clock(r.seconds.execute);
+      backend::MemoryStats stats;
+      device = compiled.backend->execute(*compiled.executable, steps->device_inputs(loaded), stats);
+      record_execution_stats(stats, options.chip, r);
+    }
+    steps->check_device_outputs(device);
+    enter(Phase::Compare);
+    CaseVerdict verdict;
+    {
+      PhaseClock clock(r.seconds.compare);
+      verdict = steps->compare(loaded, device, comparison);
+    }
+    r.pcc = verdict.min_pcc;
+    r.atol = verdict.max_atol;
+    r.rel_l2 = verdict.max_rel_l2;
+    r.outputs = std::move(verdict.outputs);
+    if (!c.expectation.execution_pass) r.execution_pass = verdict.failed_pass;  // else the YAML's
+    if (verdict.passed) enter(Phase::Done);
+    r.phase = std::string(phase_name(phase));
+    r.bringup_status = std::string(config::bringup_name(bringup_for(phase)));
+    r.error_message = verdict.message;
+    r.outcome = judge(verdict.passed, c.expectation, options.strict_xfail);
+  } catch (const std::exception& e) {
+    r.phase = std::string(phase_name(phase));
+    r.bringup_status = std::string(config::bringup_name(bringup_for(phase)));
+    r.failure_kind = dynamic_cast<const OutOfMemoryError*>(&e) || dynamic_cast<const std::bad_alloc*>(&e)
+                         ? FailureKind::Oom
+                         : FailureKind::Exception;
+    r.error_message = e.what();
+    r.outcome = judge(false, c.expectation, options.strict_xfail);
+  }
+  return finish(r);
+}
+
+}  // namespace meshtest::runner

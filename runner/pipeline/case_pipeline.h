@@ -1,0 +1,69 @@
+// The per-case pipeline, one for every run mode: load model + inputs -> CPU
+// golden -> compile -> execute on the backend -> compare, each step a named
+// phase (training compiles before its golden; the run mode's steps,
+// run_mode_steps.h, say what each step does). The
+// phase a failure happens in decides the bring-up status (DESIGN.md §1):
+//   load_model, load_inputs, golden   -> FAILED_FE_COMPILATION
+//   compile                           -> FAILED_TTMLIR_COMPILATION
+//   execute                           -> FAILED_RUNTIME
+//   compare                           -> INCORRECT_RESULT
+// A golden (CPU reference) failure is a model/front-end problem, so it
+// counts as FAILED_FE_COMPILATION.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "backend/registry.h"
+#include "reports/case_result.h"
+#include "runner/collection/test_case.h"
+#include "runner/pipeline/compile_settings.h"
+#include "runtime/arch/arch_profile.h"
+#include "runtime/device/chip_spec.h"
+
+namespace meshtest::runner {
+
+struct PipelineOptions {
+  std::string backend = std::string(backend::kDefaultBackend);  // --backend: by name (backend/registry.h)
+  runtime::ChipSpec chip;
+  runtime::ArchProfile arch;  // --arch: chips and mesh (its chip is `chip`)
+  CompileSettings compile;      // --serialize, --compile-only, cache, weight dtype, fidelity, fusion
+  bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
+  bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
+  std::optional<double> sgd_learning_rate;  // --optimizer-step sgd:LR (training cases)
+};
+
+enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };
+std::string_view phase_name(Phase phase);
+// The bring-up status a failure in `phase` gets (the table above).
+config::BringupStatus bringup_for(Phase phase);
+
+// Adds the time from construction to destruction to `slot` (a phase's seconds).
+class PhaseClock {
+ public:
+  explicit PhaseClock(double& slot) : slot_(slot), start_(std::chrono::steady_clock::now()) {}
+  ~PhaseClock() { slot_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+
+ private:
+  double& slot_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Called as the case enters each phase (for progress and heartbeats of
+// isolated workers); may be empty.
+using PhaseObserver = std::function<void(Phase)>;
+
+// Runs one case in this process and returns its complete record. Never
+// throws for model failures: they become the record's outcome.
+reports::CaseResult run_case(const TestCase& test_case, const PipelineOptions& options,
+                             const PhaseObserver& observer = {});
+
+// The record's identity fields (id, model info, markers, expectation) filled
+// from the case, before anything runs.
+reports::CaseResult describe_case(const TestCase& test_case, const PipelineOptions& options);
+
+}  // namespace meshtest::runner

@@ -1,0 +1,173 @@
+// Compile phase: options, backend compile, --serialize dumps, FileCheck.
+#include "runner/pipeline/compile_phase.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "compiler/compile_cache.h"
+#include "core/error.h"
+#include "core/ir_text.h"
+
+namespace meshtest::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every stage's text, in order; written to disk as it comes when a folder is set.
+class DumpSink {
+ public:
+  explicit DumpSink(std::string dir) : dir_(std::move(dir)) {
+    if (!dir_.empty()) fs::create_directories(dir_);
+  }
+  void add(const std::string& stage, const std::string& text) {
+    char prefix[8];
+    std::snprintf(prefix, sizeof prefix, "%02zu-", count_++);
+    const std::string name = prefix + stage + ".mtir";
+    all_ += "// ----- stage: " + name + " -----\n" + text;
+    if (!dir_.empty()) std::ofstream(fs::path(dir_) / name) << text;
+  }
+  void note(const std::string& file, const std::string& text) const {
+    if (!dir_.empty()) std::ofstream(fs::path(dir_) / file) << text;
+  }
+  const std::string& all() const { return all_; }
+
+ private:
+  std::string dir_;
+  std::string all_;
+  size_t count_ = 0;
+};
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string filecheck_binary() {
+  if (const char* env = std::getenv("MESHTEST_FILECHECK"); env != nullptr && *env != '\0') return env;
+  if (fs::exists("/usr/lib/llvm-14/bin/FileCheck")) return "/usr/lib/llvm-14/bin/FileCheck";
+  return "FileCheck";
+}
+
+// Runs FileCheck `pattern` on `input`; throws CompileError with its message on a mismatch.
+void run_filecheck(const std::string& pattern, const std::string& input) {
+  const fs::path tmp = fs::temp_directory_path() / ("meshtest-filecheck-" + std::to_string(::getpid()) + ".mtir");
+  std::ofstream(tmp) << input;
+  const std::string command = shell_quote(filecheck_binary()) + " " + shell_quote(pattern) +
+                              " --input-file=" + shell_quote(tmp.string()) + " 2>&1";
+  std::string output;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) throw CompileError("filecheck: cannot run " + command);
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  fs::remove(tmp);
+  if (status != 0) throw CompileError("filecheck " + pattern + " failed:\n" + output);
+}
+
+// A filechecks entry relative to the YAML file that lists it (else as given).
+std::string resolve_pattern(const std::string& file, const config::TestEntry& entry) {
+  if (fs::path(file).is_absolute() || entry.defined_at.file.empty()) return file;
+  const fs::path beside = fs::path(entry.defined_at.file).parent_path() / file;
+  return fs::exists(beside) ? beside.string() : file;
+}
+
+std::string format_stats(const std::map<std::string, int64_t>& stats) {
+  std::string s;
+  for (const auto& [name, value] : stats) s += (s.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  return s;
+}
+
+}  // namespace
+
+compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry) {
+  compiler::CompileOptions o;  // its defaults apply where neither says
+  if (const std::optional<int> level = settings.optimization_level ? settings.optimization_level
+                                                                   : entry.optimization_level) {
+    o.optimization_level = *level;
+  }
+  if (const std::optional<bool> bfp8 = settings.weight_bfp8 ? settings.weight_bfp8
+                                                            : entry.enable_weight_bfp8_conversion) {
+    o.weight_dtype = *bfp8 ? DType::BFP8_B : DType::BF16;
+  }
+  if (const std::optional<std::string> fidelity = settings.math_fidelity ? settings.math_fidelity
+                                                                         : entry.math_fidelity) {
+    o.math_fidelity = compiler::parse_math_fidelity(*fidelity);
+  }
+  o.enable_fusion = settings.enable_fusion;
+  o.enable_composite_ops = settings.enable_composite_ops;
+  return o;
+}
+
+std::string sanitize_test_id(const std::string& id) {
+  std::string out = id;
+  for (char& c : out) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  return out.empty() || out == "." || out == ".." ? "_" + out : out;
+}
+
+CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
+                          const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record) {
+  const runtime::ChipSpec& chip = target.chip;
+  const bool dumping = !settings.serialize_dir.empty() || !entry.filechecks.empty();
+  DumpSink sink(
+      settings.serialize_dir.empty() ? "" : (fs::path(settings.serialize_dir) / sanitize_test_id(test_id)).string());
+  backend::CompileRequest request;
+  request.options = resolve_compile_options(settings, entry);
+  request.options.sharding = target.sharding;
+  request.enable_trace = target.enable_trace;
+  if (dumping) {
+    sink.add("frontend", print_graph(graph));
+    request.dump = [&sink](std::string_view stage, const std::string& text) { sink.add(std::string(stage), text); };
+  }
+  // Dumps are wanted exactly when the passes must run, so the cache is bypassed then.
+  const bool cache = settings.use_cache && !dumping;
+  CompiledCase out;
+  const std::string cache_dir =
+      cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "";
+  out.backend = backend::builtin_backends().create(target.backend, {chip, target.chips, cache_dir});
+  try {
+    out.executable = out.backend->compile(graph, request);
+  } catch (const std::exception& e) {
+    sink.note("error.txt", std::string(e.what()) + "\n");
+    throw;
+  }
+  const backend::CompileInfo& info = out.executable->info();
+  record.compile_cache_hit = info.cache_hit;
+  record.compile_stats = format_stats(info.stats);
+  record.peak_device_dram_bytes = info.planned_peak_dram_bytes;
+  const int64_t cores = int64_t{chip.core_rows} * chip.core_cols;
+  record.peak_device_l1_bytes = cores > 0 ? info.planned_peak_l1_bytes / cores : 0;
+  record.device_ops = info.device_ops;
+  record.mesh = info.mesh;
+  std::string fallbacks;
+  for (const std::string& f : info.sharding_fallbacks) fallbacks += (fallbacks.empty() ? "" : "; ") + f;
+  record.sharding_fallbacks = fallbacks;
+  for (const std::string& file : entry.filechecks) run_filecheck(resolve_pattern(file, entry), sink.all());
+  return out;
+}
+
+void record_execution_stats(const backend::MemoryStats& stats, const runtime::ChipSpec& chip,
+                            reports::CaseResult& record) {
+  record.peak_device_dram_bytes = stats.peak_dram_bytes;
+  const int64_t cores = int64_t{chip.core_rows} * chip.core_cols;
+  record.peak_device_l1_bytes = cores > 0 ? stats.peak_l1_bytes / cores : 0;
+  record.device_ops = stats.ops_executed;
+  record.per_chip_peak_dram_bytes = stats.per_chip_peak_dram_bytes;
+  record.collectives_executed = stats.collectives_executed;
+  record.bytes_moved_between_chips = stats.bytes_moved_between_chips;
+  record.device_bytes_leaked = stats.device_bytes_leaked;
+}
+
+}  // namespace meshtest::runner

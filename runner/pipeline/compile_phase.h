@@ -1,0 +1,53 @@
+// The compile phase of a case: options resolved from CLI and YAML, the
+// backend's compile (with the compile cache), IR dumps for --serialize, and
+// the YAML `filechecks` run through FileCheck against those dumps.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+#include "backend/registry.h"
+#include "config/test_config.h"
+#include "reports/case_result.h"
+#include "runner/pipeline/compile_settings.h"
+#include "runtime/device/chip_spec.h"
+
+namespace meshtest::runner {
+
+struct CompiledCase {
+  std::unique_ptr<backend::Backend> backend;
+  std::unique_ptr<backend::Executable> executable;
+};
+
+// CLI first, then the YAML entry, then defaults. Throws ParseError for a bad
+// math fidelity name.
+compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry);
+
+// A test id as one safe folder name: characters outside [A-Za-z0-9._-] become '_'.
+std::string sanitize_test_id(const std::string& id);
+
+// Where a case compiles for: one chip of the arch (the 1x1 mesh), or a mesh
+// of its chips, on the named backend (backend/registry.h).
+struct CompileTarget {
+  std::string backend = std::string(backend::kDefaultBackend);
+  runtime::ChipSpec chip;
+  int chips = 1;                                             // chips the arch has
+  std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
+  bool enable_trace = false;
+};
+
+// Compiles `graph` for the case and fills the record's compile fields
+// (compile_cache_hit, compile_stats, planned peaks, device_ops; on a mesh
+// also mesh and sharding_fallbacks). Dumps go to
+// <serialize_dir>/<sanitized id>/ as they are made; filechecks then run
+// against them. Throws on compile or FileCheck failure (the compile phase).
+CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
+                          const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record);
+
+// Fills the record's execution figures from what the backend measured:
+// peak DRAM (per chip and the highest), L1 per core, ops, mesh traffic, leaks.
+void record_execution_stats(const backend::MemoryStats& stats, const runtime::ChipSpec& chip,
+                            reports::CaseResult& record);
+
+}  // namespace meshtest::runner

@@ -1,0 +1,26 @@
+// Compile-related settings of `meshtest run` (CLI), resolved per case
+// against the case's test_config entry: the CLI wins, then the YAML, then
+// the defaults.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace meshtest::runner {
+
+struct CompileSettings {
+  std::optional<int> optimization_level;  // --optimization-level (else YAML optimization_level, else
+                                          // compiler::kDefaultOptimizationLevel)
+  std::optional<bool> weight_bfp8;        // --experimental-weight-dtype (else YAML enable_weight_bfp8_conversion,
+                                          // else compiler::CompileOptions' bf16)
+  std::optional<std::string> math_fidelity;  // --math-fidelity LoFi|HiFi2|HiFi4 (else YAML math_fidelity,
+                                             // else compiler::CompileOptions' HiFi4)
+  bool enable_fusion = true;              // --disable-fusion turns it off
+  bool enable_composite_ops = true;       // --disable-composite-ops turns it off
+  std::string serialize_dir;              // --serialize DIR: IR after every pass, per case
+  bool compile_only = false;              // --compile-only: stop after memory planning
+  bool use_cache = true;                  // --no-compile-cache turns it off
+  std::string cache_dir;                  // empty: compiler::CompileCache::default_dir()
+};
+
+}  // namespace meshtest::runner

@@ -1,0 +1,52 @@
+// Inference steps: forward golden, the model compiled as it is, outputs compared.
+#include "runner/pipeline/inference_steps.h"
+
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+class InferenceSteps : public RunModeSteps {
+ public:
+  explicit InferenceSteps(bool compile_only) : compile_only_(compile_only) {}
+
+  std::string execution_pass() const override { return ""; }
+  sdk::LoadOptions load_options() const override { return {}; }
+  // --compile-only keeps lazy weights lazy: nothing executes them.
+  void model_loaded(sdk::Model& model) override {
+    if (!compile_only_) model.graph.materialize_weights();
+  }
+  bool golden_first() const override { return true; }
+  void run_golden(LoadedCase& loaded) override { golden_ = runtime::run_reference(loaded.model.graph, loaded.inputs); }
+  const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
+  std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {
+    return loaded.sharding;
+  }
+  std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const override { return loaded.inputs; }
+  void check_device_outputs(const std::vector<Tensor>&) const override {}  // compare checks the count
+
+  CaseVerdict compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
+                      const comparators::ComparisonConfig& config) override {
+    std::vector<std::string> names;
+    for (const GraphOutput& o : loaded.model.graph.outputs) names.push_back(o.name);
+    const comparators::Verdict verdict = comparators::compare_outputs(names, device, golden_, config);
+    CaseVerdict v = summary_of(verdict);
+    for (const comparators::OutputMetrics& m : verdict.outputs) {
+      v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed});
+    }
+    return v;
+  }
+
+ private:
+  bool compile_only_;
+  std::vector<Tensor> golden_;
+};
+
+}  // namespace
+
+std::unique_ptr<RunModeSteps> inference_steps(const PipelineOptions& options) {
+  return std::make_unique<InferenceSteps>(options.compile.compile_only);
+}
+
+}  // namespace meshtest::runner

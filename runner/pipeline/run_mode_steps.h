@@ -1,0 +1,79 @@
+// What a run mode adds to the one case pipeline (case_pipeline.cpp). The
+// pipeline loads the model and inputs, runs the CPU golden, compiles,
+// executes and compares, each once for every mode, timing each phase and
+// mapping failures to bring-up status; a mode says which load options, which
+// graph the device compiles (inference: the model; training: the joint
+// forward + backward graph, with an optimizer step), what the golden
+// computes, what the device is fed and how the results are judged.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comparators/metrics.h"
+#include "compiler/sharding.h"
+#include "discovery/loader_sdk.h"
+#include "reports/case_result.h"
+
+namespace meshtest::runner {
+
+// The compare phase's result, whatever the mode.
+struct CaseVerdict {
+  bool passed = true;
+  std::string message;      // the first failure; empty when passed
+  std::string failed_pass;  // training: "FORWARD" / "BACKWARD" / ""; inference: ""
+  std::vector<reports::OutputResult> outputs;
+  double min_pcc = 1.0;
+  double max_atol = 0.0;
+  double max_rel_l2 = 0.0;
+};
+
+// A comparator verdict's summary (passed, first failure, figures) as the
+// pipeline's; the mode adds the per-tensor results.
+template <typename ComparatorVerdict>
+CaseVerdict summary_of(const ComparatorVerdict& verdict) {
+  CaseVerdict v;
+  v.passed = verdict.passed;
+  v.message = verdict.message;
+  v.min_pcc = verdict.min_pcc;
+  v.max_atol = verdict.max_atol;
+  v.max_rel_l2 = verdict.max_rel_l2;
+  return v;
+}
+
+// The model, its inputs and the device's sharding request, as the load
+// phase left them (data parallel: the enlarged batch).
+struct LoadedCase {
+  sdk::Model model;
+  sdk::Inputs inputs;
+  std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
+};
+
+class RunModeSteps {
+ public:
+  virtual ~RunModeSteps() = default;
+  // The record's execution_pass before anything runs (kept whatever happens).
+  virtual std::string execution_pass() const = 0;
+  // How the loader builds the model and its inputs (batch, sequence length).
+  virtual sdk::LoadOptions load_options() const = 0;
+  // Right after load_model, still in that phase.
+  virtual void model_loaded(sdk::Model& model) = 0;
+  // Whether the golden runs before compiling (else after, before executing).
+  virtual bool golden_first() const = 0;
+  // The CPU reference of everything compare will judge.
+  virtual void run_golden(LoadedCase& loaded) = 0;
+  // The graph the device compiles and its sharding request (compile phase).
+  virtual const Graph& device_graph(const LoadedCase& loaded) = 0;
+  virtual std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) = 0;
+  // What the device program is fed (execute phase).
+  virtual std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const = 0;
+  // Checks what the device returned (execute phase; throws RuntimeError).
+  virtual void check_device_outputs(const std::vector<Tensor>& outputs) const = 0;
+  // Judges the device's outputs against the golden (compare phase).
+  virtual CaseVerdict compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
+                              const comparators::ComparisonConfig& config) = 0;
+};
+
+}  // namespace meshtest::runner

@@ -1,0 +1,171 @@
+// Training steps: joint forward + backward graph on the device, reference
+// forward + backward as the golden, the comparators' training policy.
+#include "runner/pipeline/training_steps.h"
+
+#include <cmath>
+
+#include "comparators/training_comparison.h"
+#include "compiler/autodiff.h"
+#include "core/error.h"
+#include "core/rng.h"
+#include "runtime/reference/reference_backward.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+// One seed for every training case: "drawn from a fixed seed".
+const uint64_t kSeedGradientSeed = hash_seed("meshtest/training/seed_gradient");
+
+// The output the loader's training spec names (empty: the first).
+const GraphOutput& training_output(const Graph& graph, const std::string& name) {
+  if (graph.outputs.empty()) throw Error("the model has no outputs to differentiate");
+  if (name.empty()) return graph.outputs.front();
+  std::string known;
+  for (const GraphOutput& o : graph.outputs) {
+    if (o.name == name) return o;
+    known += (known.empty() ? "" : ", ") + o.name;
+  }
+  throw Error("the training spec names output '" + name + "', the model has: " + known);
+}
+
+// The forward case's sharding request plus the upstream gradient's split.
+// Data parallel: split with the batch, like the inputs (each chip holds its
+// own samples' gradient). Tensor parallel: the split the forward graph's
+// differentiated output gets (e.g. a vocabulary-split logits), so backward
+// starts where forward ended without gathering; and every weight's gradient
+// is asked to leave in its weight's split.
+std::shared_ptr<const compiler::ShardingRequest> training_sharding(
+    Parallelism parallelism, std::shared_ptr<const compiler::ShardingRequest> forward, const Graph& graph,
+    const std::string& output, const runtime::ArchProfile& arch) {
+  if (forward == nullptr) return forward;
+  auto request = std::make_shared<compiler::ShardingRequest>(*forward);
+  compiler::NamedPartitionSpec& seed = request->specs[compiler::kSeedGradientInput];
+  if (parallelism == Parallelism::TensorParallel) {
+    seed = compiler::output_partition_spec(graph, *forward, output);
+    // Each weight's gradient leaves the chips in its weight's split.
+    for (const auto& [name, spec] : forward->specs) {
+      if (graph.find_param(name) != nullptr && graph.find_param(name)->kind == ParamKind::Weight) {
+        request->output_specs[compiler::kGradientPrefix + name] = spec;
+      }
+    }
+    return request;
+  }
+  const Shape& shape = graph.type(training_output(graph, output).value).shape;
+  seed.assign(shape.size(), {});
+  if (!shape.empty() && shape[0] % arch.chips == 0) seed[0] = request->mesh.axis_names;
+  return request;
+}
+
+class TrainingSteps : public RunModeSteps {
+ public:
+  TrainingSteps(const TestCase& test_case, const PipelineOptions& options) : case_(test_case), options_(options) {}
+
+  std::string execution_pass() const override { return case_.expectation.execution_pass.value_or(""); }
+  sdk::LoadOptions load_options() const override { return training_load_options(case_.expectation); }
+  void model_loaded(sdk::Model& model) override {
+    output_ = training_output(model.graph, case_.loader->loader->training(case_.info.variant).output).name;
+  }
+  bool golden_first() const override { return false; }
+
+  const Graph& device_graph(const LoadedCase& loaded) override {
+    training_ = compiler::build_training_graph(loaded.model.graph, output_);
+    if (options_.sgd_learning_rate) compiler::append_sgd_step(training_, *options_.sgd_learning_rate);
+    return training_.graph;
+  }
+  std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {
+    return training_sharding(case_.parallelism, loaded.sharding, loaded.model.graph, output_, options_.arch);
+  }
+
+  void run_golden(LoadedCase& loaded) override {
+    // Drawn at the global output shape: under data parallel every chip gets a
+    // different slice of it, so a gradient taken from one chip only cannot pass.
+    seed_ = training_seed_gradient(loaded.model.graph.type(training_output(loaded.model.graph, output_).value).shape);
+    // The device loads its weights from the training graph: the same data, or
+    // the same deterministic initializers when lazy.
+    loaded.model.graph.materialize_weights();
+    const runtime::ReferenceTraining golden =
+        runtime::run_reference_training(loaded.model.graph, loaded.inputs, output_, seed_);
+    golden_.forward = golden.forward;
+    golden_.with_gradient = golden.with_gradient;
+    golden_.gradients = golden.gradients;
+    if (options_.sgd_learning_rate) {
+      golden_.updated = runtime::reference_sgd_step(loaded.model.graph, golden, *options_.sgd_learning_rate);
+    }
+  }
+
+  std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const override {
+    sdk::Inputs feeds = loaded.inputs;
+    feeds[compiler::kSeedGradientInput] = seed_;
+    return feeds;
+  }
+
+  void check_device_outputs(const std::vector<Tensor>& outputs) const override {
+    const size_t expected = 1 + per_weight() * training_.with_gradient.size();
+    if (outputs.size() != expected) {
+      throw RuntimeError("the training program returned " + std::to_string(outputs.size()) + " outputs, expected " +
+                         std::to_string(expected) + " (the output and one per gradient" +
+                         (per_weight() == 2 ? " and updated weight)" : ")"));
+    }
+  }
+
+  CaseVerdict compare(const LoadedCase&, const std::vector<Tensor>& outputs,
+                      const comparators::ComparisonConfig& config) override {
+    const auto n = static_cast<std::ptrdiff_t>(training_.with_gradient.size());
+    comparators::TrainingTensors device;
+    device.forward = outputs.front();
+    device.with_gradient = training_.with_gradient;
+    device.gradients.assign(outputs.begin() + 1, outputs.begin() + 1 + n);
+    device.updated.assign(outputs.begin() + 1 + n, outputs.end());
+    const comparators::TrainingVerdict t = comparators::compare_training(output_, golden_, device, config);
+    CaseVerdict v = summary_of(t);
+    v.failed_pass = t.failed_pass;
+    for (const comparators::TensorCheck& c : t.checks) {
+      v.outputs.push_back({c.name, c.pcc, c.atol, c.rel_l2, c.passed, c.kind});
+    }
+    return v;
+  }
+
+ private:
+  size_t per_weight() const { return options_.sgd_learning_rate ? 2 : 1; }  // gradient (and updated weight)
+
+  const TestCase& case_;
+  const PipelineOptions& options_;
+  std::string output_;  // the differentiated output
+  compiler::TrainingGraph training_;
+  Tensor seed_;
+  comparators::TrainingTensors golden_;
+};
+
+}  // namespace
+
+double parse_optimizer_step(const std::string& text) {
+  const std::string prefix = "sgd:";
+  const std::string usage = "optimizer step '" + text + "': expected sgd:LR with a learning rate LR > 0, e.g. sgd:0.01";
+  if (text.rfind(prefix, 0) != 0) throw ParseError(usage);
+  const std::string number = text.substr(prefix.size());
+  size_t used = 0;
+  double lr = 0.0;
+  try {
+    lr = std::stod(number, &used);
+  } catch (const std::exception&) {
+    throw ParseError(usage);
+  }
+  if (used != number.size() || !(lr > 0.0) || !std::isfinite(lr)) throw ParseError(usage);
+  return lr;
+}
+
+sdk::LoadOptions training_load_options(const config::TestEntry& entry) {
+  sdk::LoadOptions options;
+  options.batch_size = entry.batch_size.value_or(kDefaultTrainingBatchSize);
+  options.seq_len = entry.seq_len;
+  return options;
+}
+
+Tensor training_seed_gradient(const Shape& output_shape) { return random_normal(output_shape, kSeedGradientSeed); }
+
+std::unique_ptr<RunModeSteps> training_steps(const TestCase& test_case, const PipelineOptions& options) {
+  return std::make_unique<TrainingSteps>(test_case, options);
+}
+
+}  // namespace meshtest::runner
