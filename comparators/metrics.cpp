@@ -21,10 +21,10 @@ constexpr int64_t kChunk = 1 << 16;
 struct Partial {
   double sum_d = 0, sum_g = 0;
   double dev_dd = 0, dev_gg = 0, dev_dg = 0;  // second pass (about the means)
-  double sq_diff = 0, sq_g = 0;
+  double sq_diff = 0, sq_g = 0, sq_d = 0;
   double max_abs = 0;
   int64_t nan_d = 0, inf_d = 0, nan_g = 0, inf_g = 0;
-  int64_t not_close_short = 0, not_close = 0, not_equal = 0;
+  int64_t not_close = 0, not_equal = 0;
 };
 
 // Read-only f64 view of a tensor's elements: f32 data is read in place (no
@@ -93,8 +93,8 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
       const double diff = a - b;
       p.sq_diff += diff * diff;
       p.sq_g += b * b;
+      p.sq_d += a * a;
       p.max_abs = std::max(p.max_abs, std::fabs(diff));
-      p.not_close_short += !close(a, b, config.pcc_shortcut_rtol, config.pcc_shortcut_atol);
       p.not_close += !close(a, b, config.allclose_rtol, config.allclose_atol);
       p.not_equal += a != b;
     }
@@ -105,12 +105,12 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
     total.sum_g += p.sum_g;
     total.sq_diff += p.sq_diff;
     total.sq_g += p.sq_g;
+    total.sq_d += p.sq_d;
     total.max_abs = std::max(total.max_abs, p.max_abs);
     total.nan_d += p.nan_d;
     total.inf_d += p.inf_d;
     total.nan_g += p.nan_g;
     total.inf_g += p.inf_g;
-    total.not_close_short += p.not_close_short;
     total.not_close += p.not_close;
     total.not_equal += p.not_equal;
   }
@@ -126,12 +126,11 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
   }
   m.atol = total.max_abs;
   m.rel_l2 = total.sq_g > 0 ? std::sqrt(total.sq_diff / total.sq_g) : (total.sq_diff > 0 ? INFINITY : 0.0);
+  m.norm_ratio = total.sq_g > 0 ? std::sqrt(total.sq_d / total.sq_g) : (total.sq_d > 0 ? INFINITY : 1.0);
   m.allclose = total.not_close == 0;
   m.equal = total.not_equal == 0;
 
-  if (total.not_close_short == 0) {
-    m.pcc = 1.0;
-  } else {
+  {
     const double mean_d = total.sum_d / static_cast<double>(n);
     const double mean_g = total.sum_g / static_cast<double>(n);
     tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
@@ -151,7 +150,7 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
       dg += p.dev_dg;
     }
     if (dd == 0.0 || gg == 0.0) {
-      m.pcc = m.equal ? 1.0 : 0.0;
+      m.pcc = m.allclose ? 1.0 : 0.0;
     } else {
       m.pcc = std::clamp(dg / std::sqrt(dd * gg), -1.0, 1.0);
     }
@@ -167,6 +166,10 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
   if (config.assert_allclose && !m.allclose) {
     reasons.push_back("allclose(rtol=" + fmt(config.allclose_rtol) + ", atol=" + fmt(config.allclose_atol) +
                       ") fails on " + std::to_string(total.not_close) + " of " + std::to_string(n) + " elements");
+  }
+  if (config.assert_scale && !(std::fabs(m.norm_ratio - 1.0) <= config.scale_tolerance)) {
+    reasons.push_back("L2 norm " + fmt(m.norm_ratio) + "x the golden's (allowed 1 +- " + fmt(config.scale_tolerance) +
+                      "; PCC cannot see a scale error)");
   }
   m.passed = reasons.empty();
   if (!m.passed) {

@@ -27,6 +27,7 @@ struct TensorCheck {
   double pcc = 0.0;
   double atol = 0.0;
   double rel_l2 = 0.0;
+  double norm_ratio = 1.0;  // ||device|| / ||golden||
   bool passed = false;
 };
 

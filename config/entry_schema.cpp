@@ -151,6 +151,8 @@ const std::vector<FieldSpec>& entry_fields() {
       MESHTEST_FIELD("assert_allclose", read_bool<&TestEntry::assert_allclose>, assert_allclose),
       MESHTEST_FIELD("allclose_rtol", (read_number<&TestEntry::allclose_rtol, 0.0, kInf>), allclose_rtol),
       MESHTEST_FIELD("allclose_atol", (read_number<&TestEntry::allclose_atol, 0.0, kInf>), allclose_atol),
+      MESHTEST_FIELD("assert_scale", read_bool<&TestEntry::assert_scale>, assert_scale),
+      MESHTEST_FIELD("scale_tolerance", (read_number<&TestEntry::scale_tolerance, 0.0, kInf>), scale_tolerance),
       MESHTEST_FIELD("markers", read_markers, markers),
       MESHTEST_FIELD("supported_archs", read_archs, supported_archs),
       MESHTEST_FIELD("batch_size", (read_integer<&TestEntry::batch_size, 1, INT64_MAX>), batch_size),

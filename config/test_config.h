@@ -30,6 +30,8 @@ struct TestEntry {
   std::optional<bool> assert_allclose;
   std::optional<double> allclose_rtol;
   std::optional<double> allclose_atol;
+  std::optional<bool> assert_scale;
+  std::optional<double> scale_tolerance;
   std::vector<std::string> markers;
   std::vector<std::string> supported_archs;  // empty: the defaults (n150, p150)
   std::optional<int64_t> batch_size;

@@ -29,6 +29,7 @@ struct OutputResult {
   // training; name is the parameter's) or "updated_weight" (after
   // --optimizer-step; name is the parameter's).
   std::string kind = "output";
+  double norm_ratio = NAN;  // ||device|| / ||golden||
 };
 
 struct PhaseSeconds {
@@ -57,6 +58,7 @@ struct CaseResult {
   double rel_l2 = NAN;
   double required_pcc = NAN, required_atol = NAN;
   bool assert_pcc = true, assert_atol = false, assert_allclose = false;
+  double scale_tolerance = NAN;  // the output scale check's |norm ratio - 1| bound; NaN: not asserted
   std::vector<OutputResult> outputs;
   // Cost.
   PhaseSeconds seconds;

@@ -78,6 +78,7 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::device_bytes_leaked>("device_bytes_leaked").since(4),
       field<&R::sharding_fallbacks>("sharding_fallbacks").since(4),
       field<&R::execution_pass>("execution_pass").since(4),
+      field<&R::scale_tolerance>("scale_tolerance").since(5),
   };
   return kFields;
 }
@@ -91,6 +92,7 @@ const std::vector<Field<OutputResult>>& output_fields() {
       field<&O::atol>("atol"),
       field<&O::rel_l2>("rel_l2"),
       field<&O::passed>("passed"),
+      field<&O::norm_ratio>("norm_ratio").since(5),
   };
   return kFields;
 }

@@ -60,6 +60,8 @@ comparators::ComparisonConfig comparison_for(const config::TestEntry& e) {
   if (e.assert_allclose) c.assert_allclose = *e.assert_allclose;
   if (e.allclose_rtol) c.allclose_rtol = *e.allclose_rtol;
   if (e.allclose_atol) c.allclose_atol = *e.allclose_atol;
+  if (e.assert_scale) c.assert_scale = *e.assert_scale;
+  if (e.scale_tolerance) c.scale_tolerance = *e.scale_tolerance;
   return c;
 }
 
@@ -97,6 +99,7 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   r.assert_pcc = cmp.assert_pcc;
   r.assert_atol = cmp.assert_atol;
   r.assert_allclose = cmp.assert_allclose;
+  r.scale_tolerance = cmp.assert_scale ? cmp.scale_tolerance : NAN;
   return r;
 }
 

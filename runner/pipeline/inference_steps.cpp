@@ -33,7 +33,7 @@ class InferenceSteps : public RunModeSteps {
     const comparators::Verdict verdict = comparators::compare_outputs(names, device, golden_, config);
     CaseVerdict v = summary_of(verdict);
     for (const comparators::OutputMetrics& m : verdict.outputs) {
-      v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed});
+      v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "output", m.norm_ratio});
     }
     return v;
   }

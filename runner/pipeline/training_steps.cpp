@@ -121,7 +121,7 @@ class TrainingSteps : public RunModeSteps {
     CaseVerdict v = summary_of(t);
     v.failed_pass = t.failed_pass;
     for (const comparators::TensorCheck& c : t.checks) {
-      v.outputs.push_back({c.name, c.pcc, c.atol, c.rel_l2, c.passed, c.kind});
+      v.outputs.push_back({c.name, c.pcc, c.atol, c.rel_l2, c.passed, c.kind, c.norm_ratio});
     }
     return v;
   }

