@@ -146,7 +146,9 @@ int cmd_promote(const ReportCommandOptions& o) {
   }
   std::string dir = o.config_dir;
   if (dir.empty()) dir = std::getenv("MESHTEST_CONFIG_DIR") ? std::getenv("MESHTEST_CONFIG_DIR") : MESHTEST_DEFAULT_CONFIG_DIR;
-  const PromotionPlan plan = plan_promotions(runs, dir);
+  PromoteOptions options;
+  options.raise_pcc = o.raise_pcc;
+  const PromotionPlan plan = plan_promotions(runs, dir, options);
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
   for (const auto& change : plan.changes) std::cerr << (o.write ? "promoted: " : "would promote: ") << change << "\n";
   if (o.write) {
@@ -193,6 +195,8 @@ ReportCommands::ReportCommands(CLI::App& app) {
   db(promote_);
   promote_->add_option("--runs", o_.runs, "Cases must pass in each of the last N runs (default 3)");
   promote_->add_flag("--write", o_.write, "Apply the edits to the YAML files instead of printing the diff");
+  promote_->add_flag("--raise-pcc", o_.raise_pcc,
+                     "Also raise a required_pcc below the default 0.99 to the worst PCC - 0.002 (never above 0.99)");
   promote_->add_option("--config-dir", o_.config_dir,
                        "Folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source test_config)");
 }

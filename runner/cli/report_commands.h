@@ -26,6 +26,7 @@ struct ReportCommandOptions {
   double pcc_margin = 0.005;
   double time_factor = 1.5;
   bool write = false;
+  bool raise_pcc = false;
 };
 
 class ReportCommands {

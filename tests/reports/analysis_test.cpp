@@ -26,11 +26,13 @@ TEST(Guidance, TagsFollowStatusOutcomeAndPcc) {
   EXPECT_EQ(tags(Outcome::Xpassed, "KNOWN_FAILURE_XFAIL", 0.991), V{"RM_XFAIL"});
   EXPECT_EQ(tags(Outcome::Passed, "UNSPECIFIED", 0.991), V{"ADD_CONFIG"});
   EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.995, false), V{"ENABLE_PCC"});
-  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9995), V{"RAISE_PCC"});
-  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9925), V{});  // 0.990 after the margin: nothing to raise
+  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9995), V{});  // at the default: never tightened past it
+  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9995, true, 0.95), V{"RAISE_PCC"});
+  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9505, true, 0.95), V{});  // 0.948 after the margin
   EXPECT_EQ(tags(Outcome::Failed, "UNSPECIFIED", 0.5), V{});
   EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", NAN), V{});
-  EXPECT_DOUBLE_EQ(raised_pcc_threshold(0.9987), 0.996);
+  EXPECT_DOUBLE_EQ(raised_pcc_threshold(0.9787), 0.976);
+  EXPECT_DOUBLE_EQ(raised_pcc_threshold(0.9999), 0.99);  // capped at the default
 }
 
 TEST(RunDiff, NewFailuresFixesPccDropsAndSlowdowns) {
