@@ -110,14 +110,20 @@ int cmd_diff(const ReportCommandOptions& o) {
   DiffOptions options;
   options.pcc_margin = o.pcc_margin;
   options.time_factor = o.time_factor;
+  options.time_floor_seconds = o.time_floor;
+  options.fail_on_slower = o.fail_on_slower;
   const RunDiff d = diff_runs(before, after, options);
   std::cout << "diff " << a << " -> " << b << "\n";
   print_changes("NEW FAILURES", d.new_failures);
   print_changes("FIXED", d.fixed);
   print_changes("PCC DROPS (> " + std::to_string(o.pcc_margin).substr(0, 6) + ")", d.pcc_drops);
-  print_changes("SLOWER (> x" + std::to_string(o.time_factor).substr(0, 4) + ")", d.slower);
+  print_changes("SLOWER (> x" + std::to_string(o.time_factor).substr(0, 4) + " and > " +
+                    std::to_string(o.time_floor).substr(0, 4) + "s)" + (o.fail_on_slower ? "" : ", not a regression"),
+                d.slower);
+  print_changes("THRESHOLD CHANGES (required_pcc edited, same PCC)", d.threshold_changes);
   std::cout << d.new_failures.size() << " new failure(s), " << d.fixed.size() << " fixed, " << d.pcc_drops.size()
-            << " PCC drop(s), " << d.slower.size() << " slower: " << (d.regressed() ? "REGRESSED" : "no regression")
+            << " PCC drop(s), " << d.slower.size() << " slower, " << d.threshold_changes.size()
+            << " threshold change(s): " << (d.regressed() ? "REGRESSED" : "no regression")
             << "\n";
   return d.regressed() ? 1 : 0;
 }
@@ -184,8 +190,10 @@ ReportCommands::ReportCommands(CLI::App& app) {
   diff_->add_option("run_a", o_.run_a, "Earlier run id");
   diff_->add_option("run_b", o_.run_b, "Later run id (default: the newest)");
   diff_->add_option("--pcc-margin", o_.pcc_margin, "A PCC drop larger than this regresses")->capture_default_str();
-  diff_->add_option("--time-factor", o_.time_factor, "A case this many times slower (and 1 s more) regresses; 0: off")
+  diff_->add_option("--time-factor", o_.time_factor, "A case this many times slower (and --time-floor more) is slower; 0: off")
       ->capture_default_str();
+  diff_->add_option("--time-floor", o_.time_floor, "Seconds a case must also lose to be slower")->capture_default_str();
+  diff_->add_flag("--fail-on-slower", o_.fail_on_slower, "Slower cases alone exit 1 (by default they are only listed)");
 
   flaky_ = app.add_subcommand("flaky", "Cases whose outcome changes across recent runs");
   db(flaky_);

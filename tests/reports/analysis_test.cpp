@@ -59,6 +59,56 @@ TEST(RunDiff, NewFailuresFixesPccDropsAndSlowdowns) {
   EXPECT_FALSE(diff_runs(before, before).regressed());
 }
 
+TEST(RunDiff, SlowerAloneIsListedButRegressesOnlyWhenAsked) {
+  const std::vector<CaseResult> before = {quick_result("a", Outcome::Passed, 0.999, 2),
+                                          quick_result("b", Outcome::Passed, 0.999, 0.1)};
+  const std::vector<CaseResult> after = {quick_result("a", Outcome::Passed, 0.999, 6),   // x3 and 4 s more
+                                         quick_result("b", Outcome::Passed, 0.999, 0.5)};  // x5 but 0.4 s: under the floor
+  const RunDiff d = diff_runs(before, after);
+  ASSERT_EQ(d.slower.size(), 1u);
+  EXPECT_EQ(d.slower[0].test_id, "a");
+  EXPECT_FALSE(d.regressed());
+  DiffOptions strict;
+  strict.fail_on_slower = true;
+  EXPECT_TRUE(diff_runs(before, after, strict).regressed());
+}
+
+CaseResult with_threshold(CaseResult r, double required) {
+  r.required_pcc = required;
+  return r;
+}
+
+TEST(RunDiff, AFlipFromARequiredPccEditIsAThresholdChange) {
+  // a: same PCC 0.995, threshold raised 0.99 -> 0.998; b: the same PCC drop fails for real.
+  const std::vector<CaseResult> before = {quick_result("a", Outcome::Passed, 0.995),
+                                          quick_result("b", Outcome::Passed, 0.995)};
+  const std::vector<CaseResult> after = {with_threshold(quick_result("a", Outcome::Failed, 0.995), 0.998),
+                                         quick_result("b", Outcome::Failed, 0.95)};
+  const RunDiff d = diff_runs(before, after);
+  ASSERT_EQ(d.threshold_changes.size(), 1u);
+  EXPECT_EQ(d.threshold_changes[0].test_id, "a");
+  ASSERT_EQ(d.new_failures.size(), 1u);
+  EXPECT_EQ(d.new_failures[0].test_id, "b");
+  // Lowering it back is not a fix either.
+  const RunDiff back = diff_runs(after, before);
+  EXPECT_EQ(back.threshold_changes.size(), 1u);
+  ASSERT_EQ(back.fixed.size(), 1u);
+  EXPECT_EQ(back.fixed[0].test_id, "b");
+}
+
+TEST(Flaky, FlipsFromThresholdEditsAreNotFlaky) {
+  // P (0.99) F (0.998) P (0.99): the same PCC every night, the YAML edited twice.
+  const double required[] = {0.99, 0.998, 0.99};
+  std::vector<RunResults> runs;
+  for (int i = 0; i < 3; ++i) {
+    const Outcome o = i == 1 ? Outcome::Failed : Outcome::Passed;
+    runs.push_back({run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)),
+                    {with_threshold(quick_result("a", o, 0.995), required[i])}});
+  }
+  EXPECT_TRUE(find_flaky(runs).empty());
+  EXPECT_TRUE(flaky_ids(runs, /*strict=*/true).empty());
+}
+
 TEST(RunDiff, TheLastAttemptCounts) {
   CaseResult first = quick_result("a", Outcome::Failed, 0.5), retry = quick_result("a", Outcome::Passed, 0.999);
   retry.attempt = 2;
