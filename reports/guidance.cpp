@@ -1,16 +1,19 @@
 // Guidance tags from a single result.
 #include "reports/guidance.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace meshtest::reports {
 
-double raised_pcc_threshold(double worst_pcc) { return std::floor((worst_pcc - kPccMargin) * 1000.0 + 1e-9) / 1000.0; }
+double raised_pcc_threshold(double worst_pcc) {
+  return std::min(std::floor((worst_pcc - kPccMargin) * 1000.0 + 1e-9) / 1000.0, kDefaultRequiredPcc);
+}
 
 bool can_raise_pcc(double worst_pcc, double required) {
   if (!std::isfinite(worst_pcc)) return false;
   if (!std::isfinite(required)) required = kDefaultRequiredPcc;
-  return raised_pcc_threshold(worst_pcc) >= required + 0.001 - 1e-9;
+  return required < kDefaultRequiredPcc && raised_pcc_threshold(worst_pcc) >= required + 0.001 - 1e-9;
 }
 
 std::vector<std::string> guidance_for(const CaseResult& r) {

@@ -2,7 +2,7 @@
 //   RM_XFAIL   an xfail case passed: drop KNOWN_FAILURE_XFAIL
 //   ADD_CONFIG an UNSPECIFIED case passed: give it an entry (EXPECTED_PASSING)
 //   ENABLE_PCC the PCC check is disabled but the PCC clears the threshold
-//   RAISE_PCC  the PCC clears a higher threshold with margin
+//   RAISE_PCC  a threshold below the default clears a higher one with margin
 #pragma once
 
 #include <string>
@@ -17,9 +17,11 @@ inline constexpr double kPccMargin = 0.002;     // kept below the worst observed
 using comparators::kDefaultRequiredPcc;
 
 // The threshold a case that scored `worst_pcc` can safely require: worst - margin,
-// rounded down to 3 decimals.
+// rounded down to 3 decimals, and never above the default (tighter than the
+// default turns run-to-run noise into failures).
 double raised_pcc_threshold(double worst_pcc);
-// True when raised_pcc_threshold(worst_pcc) is meaningfully above `required`.
+// True when `required` is below the default and raised_pcc_threshold(worst_pcc)
+// is meaningfully above it (the seed runner's rule: only loosened thresholds rise).
 bool can_raise_pcc(double worst_pcc, double required);
 
 // The tags for a result, from its status, outcome, PCC and thresholds.

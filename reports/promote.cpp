@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include "config/arch_names.h"
 #include "reports/atomic_file.h"
 #include "reports/guidance.h"
 
@@ -76,28 +78,140 @@ PromotedFile& home_for(std::vector<PromotedFile>& files, const std::string& id,
   return files[best];
 }
 
-// Every case whose final result passed in every run, with its worst PCC.
-std::map<std::string, double> passed_everywhere(const std::vector<RunResults>& runs) {
+// What the runs show for a case that passed in every one of them.
+struct Evidence {
+  double worst_pcc = NAN;
+  std::vector<std::string> archs;  // the archs it passed on, in order of first appearance
+};
+
+std::map<std::string, Evidence> passed_everywhere(const std::vector<RunResults>& runs) {
   std::map<std::string, int> passes;
-  std::map<std::string, double> worst;
+  std::map<std::string, Evidence> seen;
   for (const RunResults& run : runs) {
     for (const auto& [id, r] : final_results(run.results)) {
       if (!is_pass(r->outcome)) continue;
-      ++passes[id];
-      auto [it, fresh] = worst.emplace(id, r->pcc);
-      if (!fresh) it->second = std::isnan(it->second) || std::isnan(r->pcc) ? NAN : std::min(it->second, r->pcc);
+      Evidence& e = seen[id];
+      const double worst = ++passes[id] == 1 ? r->pcc : e.worst_pcc;
+      e.worst_pcc = std::isnan(worst) || std::isnan(r->pcc) ? NAN : std::min(worst, r->pcc);
+      if (!r->arch.empty() && std::find(e.archs.begin(), e.archs.end(), r->arch) == e.archs.end()) {
+        e.archs.push_back(r->arch);
+      }
     }
   }
-  std::map<std::string, double> out;
+  std::map<std::string, Evidence> out;
   for (const auto& [id, n] : passes) {
-    if (n == static_cast<int>(runs.size())) out[id] = worst[id];
+    if (n == static_cast<int>(runs.size())) out[id] = seen[id];
   }
   return out;
 }
 
+std::string names_text(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
+
+std::string flow_list(const std::vector<std::string>& names) { return "[" + names_text(names) + "]"; }
+
+// `supported_archs` as written: absent means the defaults; nullopt when it is
+// not a flow list or a scalar (a block list is left to a person).
+std::optional<std::vector<std::string>> parse_archs(const std::optional<std::string>& text) {
+  if (!text) return config::default_supported_archs();
+  std::string body = *text;
+  if (body.empty()) return std::nullopt;
+  if (body.front() == '[' && body.back() == ']') body = body.substr(1, body.size() - 2);
+  std::vector<std::string> archs;
+  std::stringstream items(body);
+  for (std::string item; std::getline(items, item, ',');) {
+    const size_t b = item.find_first_not_of(" \"'"), e = item.find_last_not_of(" \"'");
+    if (b != std::string::npos) archs.push_back(item.substr(b, e - b + 1));
+  }
+  return archs;
+}
+
+// How a case's evidence relates to the archs its entry supports.
+struct ArchPlacement {
+  std::vector<std::string> supported;  // the entry's, then the new ones
+  std::vector<std::string> new_archs;  // passed there, not yet supported
+  bool at_home = true;                 // passed on some arch the entry already supported (or arch unknown)
+};
+
+ArchPlacement place(const Evidence& evidence, std::vector<std::string> supported) {
+  ArchPlacement p;
+  p.at_home = evidence.archs.empty();
+  for (const std::string& arch : evidence.archs) {
+    if (std::find(supported.begin(), supported.end(), arch) != supported.end()) {
+      p.at_home = true;
+    } else {
+      p.new_archs.push_back(arch);
+    }
+  }
+  p.supported = std::move(supported);
+  p.supported.insert(p.supported.end(), p.new_archs.begin(), p.new_archs.end());
+  return p;
+}
+
+const std::string kPassingOverride = "{status: EXPECTED_PASSING}";
+
+void add_new_entry(PromotedFile& file, const std::string& id, const ArchPlacement& p, PromotionPlan& plan) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  if (p.at_home) fields.push_back({"status", "EXPECTED_PASSING"});
+  if (!p.new_archs.empty()) fields.push_back({"supported_archs", flow_list(p.supported)});
+  if (!p.at_home) {
+    std::string overrides;
+    for (const std::string& arch : p.new_archs) overrides += (overrides.empty() ? "" : ", ") + arch + ": " + kPassingOverride;
+    fields.push_back({"arch_overrides", "{" + overrides + "}"});
+  }
+  file.edits.add_entry(id, fields);
+  plan.changes.push_back(id + ": new entry, status EXPECTED_PASSING" +
+                         (p.at_home ? "" : " on " + names_text(p.new_archs) + " (arch_overrides)"));
+}
+
+// UNSPECIFIED / KNOWN_FAILURE_XFAIL -> EXPECTED_PASSING on the entry's own
+// archs, or through arch_overrides on new ones. False when a person must edit.
+bool promote_status(YamlEntryEdits& yaml, const std::string& id, const std::string& status, const ArchPlacement& p,
+                    PromotionPlan& plan) {
+  if (p.at_home) {
+    yaml.set_field(id, "status", "EXPECTED_PASSING", /*first=*/true);
+    yaml.erase_field(id, "reason");          // the failure it explained is gone
+    yaml.erase_field(id, "bringup_status");  // ditto
+    plan.changes.push_back(id + ": status " + status + " -> EXPECTED_PASSING");
+    return true;
+  }
+  for (const std::string& arch : p.new_archs) {
+    if (!yaml.add_to_mapping_field(id, "arch_overrides", arch, kPassingOverride)) {
+      plan.notes.push_back(id + ": not promoted on " + arch +
+                           ", its arch_overrides is in flow style or already names the arch (edit it by hand)");
+      return false;
+    }
+  }
+  plan.changes.push_back(id + ": status " + status + " -> EXPECTED_PASSING on " + names_text(p.new_archs) +
+                         " (arch_overrides)");
+  return true;
+}
+
+// Re-enables a disabled PCC check that passes; with raise_pcc, raises a loose threshold.
+void tighten_pcc(YamlEntryEdits& yaml, const std::string& id, double worst, const PromoteOptions& options,
+                 PromotionPlan& plan) {
+  if (std::isnan(worst)) return;
+  const auto required_text = yaml.field(id, "required_pcc");
+  const double required = required_text ? std::strtod(required_text->c_str(), nullptr) : kDefaultRequiredPcc;
+  if (yaml.field(id, "assert_pcc").value_or("true") == "false") {
+    if (worst < required) return;
+    yaml.set_field(id, "assert_pcc", "true");
+    plan.changes.push_back(id + ": PCC check re-enabled (worst PCC " + format_pcc(worst) + ")");
+  }
+  if (options.raise_pcc && can_raise_pcc(worst, required)) {
+    yaml.set_field(id, "required_pcc", format_pcc(raised_pcc_threshold(worst)));
+    plan.changes.push_back(id + ": required_pcc " + format_pcc(required) + " -> " +
+                           format_pcc(raised_pcc_threshold(worst)));
+  }
+}
+
 }  // namespace
 
-PromotionPlan plan_promotions(const std::vector<RunResults>& runs, const std::string& config_dir) {
+PromotionPlan plan_promotions(const std::vector<RunResults>& runs, const std::string& config_dir,
+                              const PromoteOptions& options) {
   PromotionPlan plan;
   if (runs.empty()) {
     plan.notes.push_back("no runs in the store");
@@ -108,13 +222,13 @@ PromotionPlan plan_promotions(const std::vector<RunResults>& runs, const std::st
   std::map<std::string, size_t> entry_file;  // known ids -> file index, for homing new entries
   std::set<std::string> unsupported;          // entries written in flow style: left to a person
   const auto candidates = passed_everywhere(runs);
-  for (const auto& [id, worst] : candidates) {
+  for (const auto& [id, evidence] : candidates) {
     for (size_t f = 0; f < files.size(); ++f) {
       if (files[f].edits.has_entry(id)) entry_file[id] = f;
       else if (files[f].edits.mentions(id)) unsupported.insert(id);
     }
   }
-  for (const auto& [id, worst] : candidates) {
+  for (const auto& [id, evidence] : candidates) {
     if (flaky.count(id)) {
       plan.notes.push_back(id + ": not promoted, its outcome changed within the last " + std::to_string(runs.size()) +
                            " run(s)");
@@ -126,35 +240,26 @@ PromotionPlan plan_promotions(const std::vector<RunResults>& runs, const std::st
     }
     auto at = entry_file.find(id);
     if (at == entry_file.end()) {
-      std::vector<std::pair<std::string, std::string>> fields = {{"status", "EXPECTED_PASSING"}};
-      if (can_raise_pcc(worst, kDefaultRequiredPcc)) fields.push_back({"required_pcc", format_pcc(raised_pcc_threshold(worst))});
-      home_for(files, id, entry_file).edits.add_entry(id, fields);
-      plan.changes.push_back(id + ": new entry, status EXPECTED_PASSING");
+      add_new_entry(home_for(files, id, entry_file), id, place(evidence, config::default_supported_archs()), plan);
       continue;
     }
     YamlEntryEdits& yaml = files[at->second].edits;
     const std::string status = upper(yaml.field(id, "status").value_or("UNSPECIFIED"));
-    if (status == "UNSPECIFIED" || status == "KNOWN_FAILURE_XFAIL") {
-      yaml.set_field(id, "status", "EXPECTED_PASSING", /*first=*/true);
-      if (status == "KNOWN_FAILURE_XFAIL") yaml.erase_field(id, "reason");
-      plan.changes.push_back(id + ": status " + status + " -> EXPECTED_PASSING");
-    } else if (status != "EXPECTED_PASSING") {
+    if (status != "UNSPECIFIED" && status != "KNOWN_FAILURE_XFAIL" && status != "EXPECTED_PASSING") {
       continue;  // NOT_SUPPORTED_SKIP / EXCLUDE_MODEL: a person decides
     }
-    if (std::isnan(worst)) continue;
-    const auto required_text = yaml.field(id, "required_pcc");
-    const double required = required_text ? std::strtod(required_text->c_str(), nullptr) : kDefaultRequiredPcc;
-    const bool disabled = yaml.field(id, "assert_pcc").value_or("true") == "false";
-    if (disabled) {
-      if (worst < required) continue;
-      yaml.set_field(id, "assert_pcc", "true");
-      plan.changes.push_back(id + ": PCC check re-enabled (worst PCC " + format_pcc(worst) + ")");
+    const auto supported = parse_archs(yaml.field(id, "supported_archs"));
+    if (!supported) {
+      plan.notes.push_back(id + ": not promoted, its supported_archs is not a flow list (edit it by hand)");
+      continue;
     }
-    if (can_raise_pcc(worst, required)) {
-      yaml.set_field(id, "required_pcc", format_pcc(raised_pcc_threshold(worst)));
-      plan.changes.push_back(id + ": required_pcc " + format_pcc(required) + " -> " +
-                             format_pcc(raised_pcc_threshold(worst)));
+    const ArchPlacement placement = place(evidence, *supported);
+    if (status != "EXPECTED_PASSING" && !promote_status(yaml, id, status, placement, plan)) continue;
+    if (!placement.new_archs.empty()) {
+      yaml.set_field(id, "supported_archs", flow_list(placement.supported));
+      plan.changes.push_back(id + ": supported_archs + " + names_text(placement.new_archs));
     }
+    if (placement.at_home) tighten_pcc(yaml, id, evidence.worst_pcc, options, plan);
   }
   for (auto& f : files) {
     if (f.edits.edits().changed()) plan.files.push_back(std::move(f));

@@ -1,8 +1,11 @@
 // promote: turns the last N runs into test_config edits. A case that passed
 // in every one of the N runs (and is not flaky) moves from UNSPECIFIED or
-// KNOWN_FAILURE_XFAIL to EXPECTED_PASSING (an xfail's reason goes with it; a
-// case without an entry gets one); a disabled PCC check that would pass is
-// re-enabled; required_pcc rises to the worst observed PCC minus a margin.
+// KNOWN_FAILURE_XFAIL to EXPECTED_PASSING (its reason and bringup_status go
+// with it; a case without an entry gets one); a disabled PCC check that would
+// pass is re-enabled; with raise_pcc, a required_pcc below the default rises
+// toward the worst observed PCC (reports/guidance.h). A pass on an arch
+// outside the entry's supported_archs adds the arch there, and, when the
+// case passed only on such archs, promotes it through arch_overrides.
 // The edits are line-based (reports/yaml_entry_edits.h).
 #pragma once
 
@@ -30,7 +33,12 @@ struct PromotionPlan {
   void write() const;
 };
 
+struct PromoteOptions {
+  bool raise_pcc = false;  // --raise-pcc
+};
+
 // `runs` oldest first; every case must pass in all of them.
-PromotionPlan plan_promotions(const std::vector<RunResults>& runs, const std::string& config_dir);
+PromotionPlan plan_promotions(const std::vector<RunResults>& runs, const std::string& config_dir,
+                              const PromoteOptions& options = {});
 
 }  // namespace meshtest::reports

@@ -28,14 +28,28 @@ std::map<std::string, const CaseResult*> final_results(const std::vector<CaseRes
 bool is_pass(Outcome o) { return o == Outcome::Passed || o == Outcome::Xpassed; }
 bool is_failure(Outcome o) { return o == Outcome::Failed || o == Outcome::Error; }
 
+bool is_threshold_change(const CaseResult& was, const CaseResult& now) {
+  constexpr double kSamePcc = 1e-6;
+  if (!std::isfinite(was.pcc) || !std::isfinite(now.pcc) || std::abs(was.pcc - now.pcc) > kSamePcc) return false;
+  if (!std::isfinite(was.required_pcc) || !std::isfinite(now.required_pcc)) return false;
+  if (is_pass(was.outcome) && is_failure(now.outcome)) return now.required_pcc > was.required_pcc;
+  if (is_failure(was.outcome) && is_pass(now.outcome)) return now.required_pcc < was.required_pcc;
+  return false;
+}
+
 RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseResult>& after,
                   const DiffOptions& options) {
   const auto old_final = final_results(before);
   RunDiff diff;
+  diff.fail_on_slower = options.fail_on_slower;
   for (const auto& [id, now] : final_results(after)) {
     auto it = old_final.find(id);
     const CaseResult* was = it == old_final.end() ? nullptr : it->second;
     const CaseChange change{id, was, now};
+    if (was && is_threshold_change(*was, *now)) {
+      diff.threshold_changes.push_back(change);
+      continue;
+    }
     if (is_failure(now->outcome) && (!was || !is_failure(was->outcome))) diff.new_failures.push_back(change);
     if (!was) continue;
     if (is_failure(was->outcome) && is_pass(now->outcome)) diff.fixed.push_back(change);
@@ -77,6 +91,7 @@ std::set<std::string> passed_on_retry(const std::vector<CaseResult>& results) {
 std::vector<FlakyCase> find_flaky(const std::vector<RunResults>& runs, bool strict) {
   std::map<std::string, FlakyCase> cases;
   std::map<std::string, char> last;  // last pass/fail letter seen
+  std::map<std::string, const CaseResult*> last_result;
   for (const RunResults& run : runs) {
     const std::set<std::string> retried = passed_on_retry(run.results);
     for (const auto& [id, r] : final_results(run.results)) {
@@ -89,8 +104,8 @@ std::vector<FlakyCase> find_flaky(const std::vector<RunResults>& runs, bool stri
       const char kind = letter == 'P' ? 'P' : (letter == 'S' ? 0 : 'F');
       if (kind == 'P') ++c.passes;
       if (kind == 'F') ++c.failures;
-      if (kind && last.count(id) && last[id] != kind) ++c.flips;
-      if (kind) last[id] = kind;
+      if (kind && last.count(id) && last[id] != kind && !is_threshold_change(*last_result[id], *r)) ++c.flips;
+      if (kind) last[id] = kind, last_result[id] = r;
       if (retried.count(id)) ++c.retried_passes;
     }
   }

@@ -32,8 +32,13 @@ bool is_failure(Outcome outcome);
 struct DiffOptions {
   double pcc_margin = 0.005;  // a PCC drop larger than this is a regression
   double time_factor = 1.5;   // wall time growing by more than this factor ...
-  double time_floor_seconds = 1.0;  // ... and by more than this many seconds (0 factor: off)
+  double time_floor_seconds = 1.0;  // ... and by more than this many seconds (0 factor: off) is slower
+  bool fail_on_slower = false;      // slower cases alone regress (timing is noisy on shared machines)
 };
+
+// A pass<->fail flip explained by a required_pcc edit between the two results:
+// same PCC, the threshold moved across it.
+bool is_threshold_change(const CaseResult& was, const CaseResult& now);
 
 struct CaseChange {
   std::string test_id;
@@ -43,7 +48,11 @@ struct CaseChange {
 
 struct RunDiff {
   std::vector<CaseChange> new_failures, fixed, pcc_drops, slower;
-  bool regressed() const { return !new_failures.empty() || !pcc_drops.empty() || !slower.empty(); }
+  std::vector<CaseChange> threshold_changes;  // flips from a required_pcc edit: neither failures nor fixes
+  bool fail_on_slower = false;
+  bool regressed() const {
+    return !new_failures.empty() || !pcc_drops.empty() || (fail_on_slower && !slower.empty());
+  }
 };
 
 // What changed from `before` to `after` (results must outlive the diff).
@@ -60,7 +69,7 @@ struct FlakyCase {
 };
 
 // Cases whose outcome changes across `runs` (oldest first): at least two flips,
-// or a pass only on retry. With `strict`, one flip is enough (promote uses it).
+// or a pass only on retry. A flip from a threshold change is not counted. With `strict`, one flip is enough (promote uses it).
 std::vector<FlakyCase> find_flaky(const std::vector<RunResults>& runs, bool strict = false);
 std::set<std::string> flaky_ids(const std::vector<RunResults>& runs, bool strict);
 

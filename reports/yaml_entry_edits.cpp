@@ -140,6 +140,31 @@ void YamlEntryEdits::erase_field(const std::string& id, const std::string& name)
   }
 }
 
+bool YamlEntryEdits::add_to_mapping_field(const std::string& id, const std::string& name, const std::string& key,
+                                          const std::string& value) {
+  const auto b = find_block(id);
+  if (!b) return false;
+  const auto at = find_field(*b, name);
+  if (!at) {
+    edits_.insert_before(b->end, {std::string(b->field_indent, ' ') + name + ":",
+                                  std::string(b->field_indent + 2, ' ') + key + ": " + value});
+    return true;
+  }
+  if (!split_field(edits_.line(*at)).value.empty()) return false;  // flow style: left to a person
+  size_t child_indent = 0, after_children = *at + 1;
+  for (size_t j = *at + 1; j < b->end; ++j) {
+    const std::string& l = edits_.line(j);
+    if (is_blank_or_comment(l)) continue;
+    if (indent_of(l) <= b->field_indent) break;
+    if (child_indent == 0) child_indent = indent_of(l);
+    if (indent_of(l) == child_indent && key_is(l, key)) return false;
+    after_children = j + 1;
+  }
+  if (child_indent == 0) child_indent = b->field_indent + 2;
+  edits_.insert_before(after_children, {std::string(child_indent, ' ') + key + ": " + value});
+  return true;
+}
+
 std::pair<size_t, size_t> YamlEntryEdits::entry_indents() const {
   for (size_t i = 0; i < edits_.size(); ++i) {
     if (!key_is(edits_.line(i), "test_config")) continue;

@@ -27,6 +27,11 @@ class YamlEntryEdits {
   void set_field(const std::string& test_id, const std::string& name, const std::string& value, bool first = false);
   // Removes the field line and any deeper-indented continuation lines.
   void erase_field(const std::string& test_id, const std::string& name);
+  // Adds `key: value` under the entry's block-mapping field `name` (creating
+  // `name:` at the end of the entry when absent). False, and no edit, when the
+  // field is written in flow style or already has `key`.
+  bool add_to_mapping_field(const std::string& test_id, const std::string& name, const std::string& key,
+                            const std::string& value);
   // Appends `id:` with `fields` (name, value) at the end of the test_config mapping.
   void add_entry(const std::string& test_id, const std::vector<std::pair<std::string, std::string>>& fields);
 

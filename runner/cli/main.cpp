@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("meshtest ") + MESHTEST_VERSION);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Debug logging (or MESHTEST_LOG_LEVEL=debug)");
+  bool check_args = false;
+  app.add_flag("--check-args", check_args,
+               "Parse the whole command line and exit: 0 when it parses, 2 with the usage error (or "
+               "MESHTEST_PARSE_ONLY=1); CI checks its workflow files with it");
 
   CommonOptions collect_opts;
   auto* collect = app.add_subcommand("collect", "List the selected test ids");
@@ -139,6 +143,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   run_opts.resume = resume->count() > 0;
+  if (check_args || std::string(std::getenv("MESHTEST_PARSE_ONLY") ? std::getenv("MESHTEST_PARSE_ONLY") : "") == "1") {
+    std::cout << "meshtest: the arguments parse\n";
+    return 0;
+  }
 
   if (const char* level = std::getenv("MESHTEST_LOG_LEVEL")) spdlog::set_level(spdlog::level::from_str(level));
   if (verbose) spdlog::set_level(spdlog::level::debug);

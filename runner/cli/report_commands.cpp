@@ -110,14 +110,20 @@ int cmd_diff(const ReportCommandOptions& o) {
   DiffOptions options;
   options.pcc_margin = o.pcc_margin;
   options.time_factor = o.time_factor;
+  options.time_floor_seconds = o.time_floor;
+  options.fail_on_slower = o.fail_on_slower;
   const RunDiff d = diff_runs(before, after, options);
   std::cout << "diff " << a << " -> " << b << "\n";
   print_changes("NEW FAILURES", d.new_failures);
   print_changes("FIXED", d.fixed);
   print_changes("PCC DROPS (> " + std::to_string(o.pcc_margin).substr(0, 6) + ")", d.pcc_drops);
-  print_changes("SLOWER (> x" + std::to_string(o.time_factor).substr(0, 4) + ")", d.slower);
+  print_changes("SLOWER (> x" + std::to_string(o.time_factor).substr(0, 4) + " and > " +
+                    std::to_string(o.time_floor).substr(0, 4) + "s)" + (o.fail_on_slower ? "" : ", not a regression"),
+                d.slower);
+  print_changes("THRESHOLD CHANGES (required_pcc edited, same PCC)", d.threshold_changes);
   std::cout << d.new_failures.size() << " new failure(s), " << d.fixed.size() << " fixed, " << d.pcc_drops.size()
-            << " PCC drop(s), " << d.slower.size() << " slower: " << (d.regressed() ? "REGRESSED" : "no regression")
+            << " PCC drop(s), " << d.slower.size() << " slower, " << d.threshold_changes.size()
+            << " threshold change(s): " << (d.regressed() ? "REGRESSED" : "no regression")
             << "\n";
   return d.regressed() ? 1 : 0;
 }
@@ -146,7 +152,9 @@ int cmd_promote(const ReportCommandOptions& o) {
   }
   std::string dir = o.config_dir;
   if (dir.empty()) dir = std::getenv("MESHTEST_CONFIG_DIR") ? std::getenv("MESHTEST_CONFIG_DIR") : MESHTEST_DEFAULT_CONFIG_DIR;
-  const PromotionPlan plan = plan_promotions(runs, dir);
+  PromoteOptions options;
+  options.raise_pcc = o.raise_pcc;
+  const PromotionPlan plan = plan_promotions(runs, dir, options);
   for (const auto& note : plan.notes) std::cerr << "note: " << note << "\n";
   for (const auto& change : plan.changes) std::cerr << (o.write ? "promoted: " : "would promote: ") << change << "\n";
   if (o.write) {
@@ -182,8 +190,10 @@ ReportCommands::ReportCommands(CLI::App& app) {
   diff_->add_option("run_a", o_.run_a, "Earlier run id");
   diff_->add_option("run_b", o_.run_b, "Later run id (default: the newest)");
   diff_->add_option("--pcc-margin", o_.pcc_margin, "A PCC drop larger than this regresses")->capture_default_str();
-  diff_->add_option("--time-factor", o_.time_factor, "A case this many times slower (and 1 s more) regresses; 0: off")
+  diff_->add_option("--time-factor", o_.time_factor, "A case this many times slower (and --time-floor more) is slower; 0: off")
       ->capture_default_str();
+  diff_->add_option("--time-floor", o_.time_floor, "Seconds a case must also lose to be slower")->capture_default_str();
+  diff_->add_flag("--fail-on-slower", o_.fail_on_slower, "Slower cases alone exit 1 (by default they are only listed)");
 
   flaky_ = app.add_subcommand("flaky", "Cases whose outcome changes across recent runs");
   db(flaky_);
@@ -193,6 +203,8 @@ ReportCommands::ReportCommands(CLI::App& app) {
   db(promote_);
   promote_->add_option("--runs", o_.runs, "Cases must pass in each of the last N runs (default 3)");
   promote_->add_flag("--write", o_.write, "Apply the edits to the YAML files instead of printing the diff");
+  promote_->add_flag("--raise-pcc", o_.raise_pcc,
+                     "Also raise a required_pcc below the default 0.99 to the worst PCC - 0.002 (never above 0.99)");
   promote_->add_option("--config-dir", o_.config_dir,
                        "Folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source test_config)");
 }

@@ -25,7 +25,10 @@ struct ReportCommandOptions {
   int limit = 20;
   double pcc_margin = 0.005;
   double time_factor = 1.5;
+  double time_floor = 1.0;
+  bool fail_on_slower = false;
   bool write = false;
+  bool raise_pcc = false;
 };
 
 class ReportCommands {

@@ -26,11 +26,13 @@ TEST(Guidance, TagsFollowStatusOutcomeAndPcc) {
   EXPECT_EQ(tags(Outcome::Xpassed, "KNOWN_FAILURE_XFAIL", 0.991), V{"RM_XFAIL"});
   EXPECT_EQ(tags(Outcome::Passed, "UNSPECIFIED", 0.991), V{"ADD_CONFIG"});
   EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.995, false), V{"ENABLE_PCC"});
-  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9995), V{"RAISE_PCC"});
-  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9925), V{});  // 0.990 after the margin: nothing to raise
+  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9995), V{});  // at the default: never tightened past it
+  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9995, true, 0.95), V{"RAISE_PCC"});
+  EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", 0.9505, true, 0.95), V{});  // 0.948 after the margin
   EXPECT_EQ(tags(Outcome::Failed, "UNSPECIFIED", 0.5), V{});
   EXPECT_EQ(tags(Outcome::Passed, "EXPECTED_PASSING", NAN), V{});
-  EXPECT_DOUBLE_EQ(raised_pcc_threshold(0.9987), 0.996);
+  EXPECT_DOUBLE_EQ(raised_pcc_threshold(0.9787), 0.976);
+  EXPECT_DOUBLE_EQ(raised_pcc_threshold(0.9999), 0.99);  // capped at the default
 }
 
 TEST(RunDiff, NewFailuresFixesPccDropsAndSlowdowns) {
@@ -55,6 +57,56 @@ TEST(RunDiff, NewFailuresFixesPccDropsAndSlowdowns) {
   EXPECT_EQ(d.slower[0].test_id, "d");
   EXPECT_TRUE(d.regressed());
   EXPECT_FALSE(diff_runs(before, before).regressed());
+}
+
+TEST(RunDiff, SlowerAloneIsListedButRegressesOnlyWhenAsked) {
+  const std::vector<CaseResult> before = {quick_result("a", Outcome::Passed, 0.999, 2),
+                                          quick_result("b", Outcome::Passed, 0.999, 0.1)};
+  const std::vector<CaseResult> after = {quick_result("a", Outcome::Passed, 0.999, 6),   // x3 and 4 s more
+                                         quick_result("b", Outcome::Passed, 0.999, 0.5)};  // x5 but 0.4 s: under the floor
+  const RunDiff d = diff_runs(before, after);
+  ASSERT_EQ(d.slower.size(), 1u);
+  EXPECT_EQ(d.slower[0].test_id, "a");
+  EXPECT_FALSE(d.regressed());
+  DiffOptions strict;
+  strict.fail_on_slower = true;
+  EXPECT_TRUE(diff_runs(before, after, strict).regressed());
+}
+
+CaseResult with_threshold(CaseResult r, double required) {
+  r.required_pcc = required;
+  return r;
+}
+
+TEST(RunDiff, AFlipFromARequiredPccEditIsAThresholdChange) {
+  // a: same PCC 0.995, threshold raised 0.99 -> 0.998; b: the same PCC drop fails for real.
+  const std::vector<CaseResult> before = {quick_result("a", Outcome::Passed, 0.995),
+                                          quick_result("b", Outcome::Passed, 0.995)};
+  const std::vector<CaseResult> after = {with_threshold(quick_result("a", Outcome::Failed, 0.995), 0.998),
+                                         quick_result("b", Outcome::Failed, 0.95)};
+  const RunDiff d = diff_runs(before, after);
+  ASSERT_EQ(d.threshold_changes.size(), 1u);
+  EXPECT_EQ(d.threshold_changes[0].test_id, "a");
+  ASSERT_EQ(d.new_failures.size(), 1u);
+  EXPECT_EQ(d.new_failures[0].test_id, "b");
+  // Lowering it back is not a fix either.
+  const RunDiff back = diff_runs(after, before);
+  EXPECT_EQ(back.threshold_changes.size(), 1u);
+  ASSERT_EQ(back.fixed.size(), 1u);
+  EXPECT_EQ(back.fixed[0].test_id, "b");
+}
+
+TEST(Flaky, FlipsFromThresholdEditsAreNotFlaky) {
+  // P (0.99) F (0.998) P (0.99): the same PCC every night, the YAML edited twice.
+  const double required[] = {0.99, 0.998, 0.99};
+  std::vector<RunResults> runs;
+  for (int i = 0; i < 3; ++i) {
+    const Outcome o = i == 1 ? Outcome::Failed : Outcome::Passed;
+    runs.push_back({run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)),
+                    {with_threshold(quick_result("a", o, 0.995), required[i])}});
+  }
+  EXPECT_TRUE(find_flaky(runs).empty());
+  EXPECT_TRUE(flaky_ids(runs, /*strict=*/true).empty());
 }
 
 TEST(RunDiff, TheLastAttemptCounts) {

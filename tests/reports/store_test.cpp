@@ -63,6 +63,7 @@ TEST_P(StoreTest, GuidanceTagsAreStored) {
   store_->begin_run(run_info("r", "2026-11-22T01:00:00.000Z"));
   CaseResult r = quick_result("a/x", Outcome::Passed, 0.9995);
   r.status = "UNSPECIFIED";
+  r.required_pcc = 0.95;
   store_->record("r", r);
   EXPECT_EQ(store_->run_results("r").at(0).guidance, (std::vector<std::string>{"ADD_CONFIG", "RAISE_PCC"}));
 }
