@@ -68,7 +68,7 @@ TEST(Flaky, FlipsAndRetriedPasses) {
   const char* pattern_a = "PFP";  // flips twice: flaky
   const char* pattern_b = "PPF";  // broke once: a regression, not flaky
   for (int i = 0; i < 3; ++i) {
-    RunResults run{run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)), {}};
+    RunResults run{run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)), {}, {}, "", {}};
     run.results.push_back(quick_result("a", pattern_a[i] == 'P' ? Outcome::Passed : Outcome::Failed, 0.99));
     run.results.push_back(quick_result("b", pattern_b[i] == 'P' ? Outcome::Passed : Outcome::Failed, 0.99));
     run.results.push_back(quick_result("c", Outcome::Passed, 0.99));
