@@ -159,6 +159,22 @@ std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>
   return out;
 }
 
+// Every shard records the whole selection of its arch, each case with its
+// shard (all shards compute the same split), so the cases of a shard that
+// never started are known, and reported missing.
+void record_whole_selection(reports::ResultStore& store, const std::string& run_id, const std::string& arch,
+                            const std::vector<const TestCase*>& selected, const std::string& shard_text,
+                            const std::map<std::string, reports::CaseHistory>& history) {
+  const int count = shard_text.empty() ? 1 : parse_shard(shard_text).count;
+  const std::vector<int> shard = assign_shards(selected, count, history);
+  std::vector<std::vector<std::string>> ids(static_cast<size_t>(count));
+  for (size_t i = 0; i < selected.size(); ++i) ids[static_cast<size_t>(shard[i])].push_back(selected[i]->id);
+  for (int k = 0; k < count; ++k) {
+    const std::string label = shard_text.empty() ? "" : std::to_string(k + 1) + "/" + std::to_string(count);
+    store.record_selection(run_id, arch, label, ids[static_cast<size_t>(k)]);
+  }
+}
+
 // The outcome of the whole run on this arch for `asked` (the shard's cases),
 // from the store: resuming a run that already had failures is not a pass.
 // Counts unexpected final results and cases with no result at all.
@@ -232,14 +248,12 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     if (store && !resumed && !ro.run_id.empty()) resumed_or_joined = store->find_run(run.run_id);
     if (resumed) resumed_or_joined = resumed;
     if (store) history = store->case_history(5, resumed_or_joined ? resumed_or_joined->started_at : "");
-    if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
-    asked = cases;
     if (store) {
       store->begin_run(run);  // joins an existing run id: adds this arch, marks it unfinished until finish_run
-      std::vector<std::string> ids;
-      for (const TestCase* t : cases) ids.push_back(t->id);
-      store->record_selection(run.run_id, o.arch, ro.shard, ids);
+      record_whole_selection(*store, run.run_id, o.arch, cases, ro.shard, history);
     }
+    if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
+    asked = cases;
     if (resumed) cases = unfinished_cases(cases, *store, run.run_id, o.arch, ro.reruns, lo.first_attempt);
     if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
   } catch (const Error& e) {
