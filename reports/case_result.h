@@ -42,7 +42,14 @@ struct CaseResult {
   std::string test_id;
   std::string loader_dir, model, variant, parallelism, run_mode;
   std::string group, task, source, framework;
-  std::string arch, mesh;  // mesh as "1x1"
+  std::string arch, mesh;  // mesh as "1x1"; arch is part of the store's key
+  // Settings that change numerics, as the case ran with them (CLI over YAML
+  // over defaults): a bfp8 result must not read as a bf16 one.
+  std::string weights_dtype;        // "bf16" | "bfp8_b"
+  std::string math_fidelity;        // "LoFi" | "HiFi2" | "HiFi4"
+  int optimization_level = -1;      // -1: not recorded (results from before schema 5)
+  int64_t batch_size = 0;           // requested batch (data parallel: the enlarged one); 0: the loader's default
+  int64_t sequence_length = 0;      // requested sequence length; 0: the loader's default
   std::vector<std::string> markers;
   // Expectation (from test_config) and what happened.
   std::string status = "UNSPECIFIED";
@@ -89,6 +96,7 @@ struct CaseResult {
 // One invocation of `meshtest run`.
 struct RunInfo {
   std::string run_id;
+  // arch: every arch a shard of the run began on, "n150,p150" (sorted).
   std::string git_sha, host, argv, arch, selection, versions;
   std::string started_at, finished_at;
 };

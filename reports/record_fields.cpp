@@ -27,6 +27,8 @@ const std::vector<Field<CaseResult>>& result_fields() {
   static const std::vector<Field<R>> kFields = {
       field<&R::test_id>("test_id").primary_key(),
       field<&R::attempt>("attempt").primary_key(),
+      // One run id holds every arch of a nightly: the same case on n150 and p150 are two results.
+      field<&R::arch>("arch").primary_key_since(5),
       field<&R::loader_dir>("loader_dir"),
       field<&R::model>("model"),
       field<&R::variant>("variant"),
@@ -36,7 +38,6 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::task>("task"),
       field<&R::source>("source"),
       field<&R::framework>("framework"),
-      field<&R::arch>("arch"),
       field<&R::mesh>("mesh"),
       field<&R::markers>("markers"),
       field<&R::status>("status"),
@@ -79,6 +80,11 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::sharding_fallbacks>("sharding_fallbacks").since(4),
       field<&R::execution_pass>("execution_pass").since(4),
       field<&R::scale_tolerance>("scale_tolerance").since(5),
+      field<&R::weights_dtype>("weights_dtype").since(5),
+      field<&R::math_fidelity>("math_fidelity").since(5),
+      field<&R::optimization_level>("optimization_level").since(5),
+      field<&R::batch_size>("batch_size").since(5),
+      field<&R::sequence_length>("sequence_length").since(5),
   };
   return kFields;
 }

@@ -35,7 +35,8 @@ struct Field {
   int since_schema = 1;             // the store schema version whose migration added the column
   bool in_json = true;              // false: stored, never sent as JSON (say why where it is declared)
   bool not_null = false;            // SQL NOT NULL
-  bool key = false;                 // part of the table's primary key
+  bool key = false;                 // part of the table's primary key ...
+  int key_since = 1;                // ... from this schema version on (a later one rebuilds the table)
   FieldValue (*get)(const Record&) = nullptr;
   void (*set)(Record&, FieldValue) = nullptr;
 
@@ -45,6 +46,8 @@ struct Field {
   Field not_in_json() const { Field f = *this; f.in_json = false; return f; }
   Field required() const { Field f = *this; f.not_null = true; return f; }
   Field primary_key() const { Field f = *this; f.key = true; f.not_null = true; return f; }
+  // A column that joins the primary key at `version` (that migration rebuilds the table).
+  Field primary_key_since(int version) const { Field f = primary_key(); f.key_since = version; return f; }
 };
 
 namespace field_detail {
@@ -198,9 +201,15 @@ std::vector<std::string> column_definitions(const std::vector<Field<R>>& fields,
   std::vector<std::string> out;
   for (const Field<R>& f : fields) {
     if (f.column.empty() || (up_to ? f.since_schema > version : f.since_schema != version)) continue;
-    out.push_back(std::string(f.column) + " " + std::string(sql_type(f.type)) + (f.not_null ? " NOT NULL" : ""));
+    const bool not_null = f.not_null && (!f.key || f.key_since <= version);  // a later key column: NULL before
+    out.push_back(std::string(f.column) + " " + std::string(sql_type(f.type)) + (not_null ? " NOT NULL" : ""));
   }
   return out;
+}
+
+template <class R>
+bool is_key_at(const Field<R>& f, int version) {
+  return f.key && f.since_schema <= version && f.key_since <= version;
 }
 
 // The primary key's columns as of schema version `version` (default: the latest).
@@ -208,7 +217,17 @@ template <class R>
 std::vector<std::string> key_columns(const std::vector<Field<R>>& fields, int version = INT_MAX) {
   std::vector<std::string> out;
   for (const Field<R>& f : fields) {
-    if (f.key && f.since_schema <= version) out.emplace_back(f.column);
+    if (is_key_at(f, version)) out.emplace_back(f.column);
+  }
+  return out;
+}
+
+// "name TYPE NOT NULL" of each primary key column as of `version` (an owned table's owner columns).
+template <class R>
+std::vector<std::string> key_column_definitions(const std::vector<Field<R>>& fields, int version) {
+  std::vector<std::string> out;
+  for (const Field<R>& f : fields) {
+    if (is_key_at(f, version)) out.push_back(std::string(f.column) + " " + std::string(sql_type(f.type)) + " NOT NULL");
   }
   return out;
 }
@@ -216,7 +235,7 @@ std::vector<std::string> key_columns(const std::vector<Field<R>>& fields, int ve
 template <class R>
 int latest_field_version(const std::vector<Field<R>>& fields) {
   int latest = 1;
-  for (const Field<R>& f : fields) latest = std::max(latest, f.since_schema);
+  for (const Field<R>& f : fields) latest = std::max({latest, f.since_schema, f.key_since});
   return latest;
 }
 

@@ -33,7 +33,8 @@ CaseResult result_from_row(const SqlRow& row, size_t first) {
 
 const std::vector<std::string>& output_columns() {
   static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names = {"run_id", "test_id", "attempt"};
+    std::vector<std::string> names = {"run_id"};
+    for (std::string& c : key_columns(result_fields())) names.push_back(std::move(c));  // the owner's key
     for (std::string& c : column_names(output_fields())) names.push_back(std::move(c));
     names.push_back("position");
     return names;
@@ -41,10 +42,10 @@ const std::vector<std::string>& output_columns() {
   return kNames;
 }
 
-size_t output_key_columns() { return 3 + key_columns(output_fields()).size(); }
+size_t output_key_columns() { return result_key_columns() + key_columns(output_fields()).size(); }
 
 std::vector<SqlValue> output_values(const std::string& run_id, const CaseResult& r, size_t position) {
-  std::vector<SqlValue> values = {run_id, r.test_id, static_cast<int64_t>(r.attempt)};
+  std::vector<SqlValue> values = {run_id, r.test_id, static_cast<int64_t>(r.attempt), r.arch};
   append_sql_values(output_fields(), r.outputs.at(position), values);
   values.emplace_back(static_cast<int64_t>(position));
   return values;
@@ -52,7 +53,7 @@ std::vector<SqlValue> output_values(const std::string& run_id, const CaseResult&
 
 OutputResult output_from_row(const SqlRow& row, size_t first) {
   OutputResult o;
-  record_from_sql(output_fields(), row, first + 3, o);  // skip run_id, test_id, attempt
+  record_from_sql(output_fields(), row, first + result_key_columns(), o);  // skip the owner's key
   return o;
 }
 

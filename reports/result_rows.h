@@ -19,7 +19,7 @@ std::vector<SqlValue> result_values(const std::string& run_id, const CaseResult&
 // Reads the columns of result_columns() starting at cell `first` (run_id is not read).
 CaseResult result_from_row(const SqlRow& row, size_t first = 0);
 
-// run_id, test_id, attempt, kind, output_name, pcc, ..., position; the first
+// run_id, test_id, attempt, arch (the owner's key), kind, output_name, pcc, ..., position; the first
 // output_key_columns() are the primary key.
 const std::vector<std::string>& output_columns();
 size_t output_key_columns();

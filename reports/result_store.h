@@ -27,6 +27,11 @@ struct StoredResult {
   CaseResult result;
 };
 
+// One case a run was asked to run, on one arch (written when its shard begins).
+struct SelectedCase {
+  std::string arch, test_id, shard;  // shard as "2/3"; "" when not sharded
+};
+
 struct LastAttempt {
   int attempt = 0;
   Outcome outcome = Outcome::Error;
@@ -35,7 +40,13 @@ struct LastAttempt {
 class ResultStore {
  public:
   virtual ~ResultStore() = default;
+  // Creates the run, or joins it (another arch or shard under the same run
+  // id): run.arch is added to the run's set of arches.
   virtual void begin_run(const RunInfo& run) = 0;
+  // What a shard of the run was asked to run on `arch` (its selected ids).
+  virtual void record_selection(const std::string& run_id, const std::string& arch, const std::string& shard,
+                                const std::vector<std::string>& test_ids) = 0;
+  virtual std::vector<SelectedCase> run_selection(const std::string& run_id) = 0;
   virtual void record(const std::string& run_id, const CaseResult& result) = 0;
   // Many results in one transaction (imports, benchmarks): far faster than record() in a loop.
   virtual void record_batch(const std::string& run_id, const std::vector<CaseResult>& results) = 0;
@@ -43,9 +54,9 @@ class ResultStore {
   virtual int schema_version() = 0;
 
   // For --resume: the newest run that never finished, and the highest
-  // attempt each case of a run has recorded, with its outcome.
+  // attempt each case of a run has recorded on `arch`, with its outcome.
   virtual std::optional<std::string> last_unfinished_run() = 0;
-  virtual std::map<std::string, LastAttempt> last_attempts(const std::string& run_id) = 0;
+  virtual std::map<std::string, LastAttempt> last_attempts(const std::string& run_id, const std::string& arch) = 0;
   // For scheduling and sharding: duration and memory of each case across the
   // most recent `max_runs` runs that recorded it; with `started_before` (ISO
   // 8601), only attempts that started earlier (a resumed run keeps the
@@ -55,7 +66,8 @@ class ResultStore {
   // Reading, for report/history/diff/flaky/promote.
   virtual std::vector<RunInfo> recent_runs(int limit) = 0;  // newest first
   virtual std::optional<RunInfo> find_run(const std::string& run_id) = 0;
-  // Every attempt of every case of the run, with its outputs, ordered by test id and attempt.
+  // Every attempt of every case of the run (every arch), with its outputs,
+  // ordered by test id, arch and attempt.
   virtual std::vector<CaseResult> run_results(const std::string& run_id) = 0;
   // The case's results across the `limit` most recent runs that have it, newest first.
   virtual std::vector<StoredResult> test_history(const std::string& test_id, int limit) = 0;

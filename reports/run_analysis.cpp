@@ -3,16 +3,46 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace meshtest::reports {
 
-std::vector<RunResults> load_recent_runs(ResultStore& store, int count) {
+RunResults load_run(ResultStore& store, const RunInfo& run, const std::string& arch) {
+  RunResults all{run, store.run_results(run.run_id), store.run_selection(run.run_id), "", {}};
+  return arch.empty() ? all : for_arch(all, arch);
+}
+
+std::vector<RunResults> load_recent_runs(ResultStore& store, int count, const std::string& arch) {
   std::vector<RunResults> out;
-  for (RunInfo& run : store.recent_runs(count)) {
-    std::vector<CaseResult> results = store.run_results(run.run_id);
-    out.push_back({std::move(run), std::move(results)});
+  for (const RunInfo& run : store.recent_runs(count)) {
+    RunResults loaded = load_run(store, run, arch);
+    if (!arch.empty() && loaded.results.empty() && loaded.missing.empty()) continue;  // not run on `arch`
+    out.push_back(std::move(loaded));
   }
   std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> arches_of(const RunResults& run) {
+  std::set<std::string> arches;
+  for (const CaseResult& r : run.results) arches.insert(r.arch);
+  for (const SelectedCase& c : run.selection) arches.insert(c.arch);
+  return {arches.begin(), arches.end()};
+}
+
+RunResults for_arch(const RunResults& run, const std::string& arch) {
+  RunResults out{run.run, {}, {}, arch, {}};
+  std::set<std::string> recorded;
+  for (const CaseResult& r : run.results) {
+    if (r.arch != arch) continue;
+    out.results.push_back(r);
+    recorded.insert(r.test_id);
+  }
+  for (const SelectedCase& c : run.selection) {
+    if (c.arch != arch) continue;
+    out.selection.push_back(c);
+    if (!recorded.count(c.test_id)) out.missing.push_back(c.test_id);
+  }
   return out;
 }
 
@@ -63,6 +93,12 @@ RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseR
       diff.slower.push_back(change);
     }
   }
+  return diff;
+}
+
+RunDiff diff_runs(const RunResults& before, const RunResults& after, const DiffOptions& options) {
+  RunDiff diff = diff_runs(before.results, after.results, options);
+  diff.missing = after.missing;
   return diff;
 }
 

@@ -12,14 +12,26 @@
 
 namespace meshtest::reports {
 
-// A run with every attempt of every case.
+// A run with every attempt of every case; scoped to one arch (arch set),
+// its results are that arch's and `missing` lists the cases the run was
+// asked to run on the arch that have no result.
 struct RunResults {
   RunInfo run;
   std::vector<CaseResult> results;
+  std::vector<SelectedCase> selection;  // what every shard of the run was asked to run
+  std::string arch;                     // "": every arch
+  std::vector<std::string> missing;     // test ids, when scoped to an arch
 };
 
-// The last `count` runs, oldest first.
-std::vector<RunResults> load_recent_runs(ResultStore& store, int count);
+// The last `count` runs, oldest first; with `arch`, scoped to it (runs that
+// neither selected nor recorded a case on it are left out).
+std::vector<RunResults> load_recent_runs(ResultStore& store, int count, const std::string& arch = "");
+RunResults load_run(ResultStore& store, const RunInfo& run, const std::string& arch = "");
+
+// The arches a run selected or recorded cases on, sorted.
+std::vector<std::string> arches_of(const RunResults& run);
+// `run` scoped to `arch` (see RunResults).
+RunResults for_arch(const RunResults& run, const std::string& arch);
 
 // Last attempt of each case, by test id.
 std::map<std::string, const CaseResult*> final_results(const std::vector<CaseResult>& results);
@@ -49,15 +61,18 @@ struct CaseChange {
 struct RunDiff {
   std::vector<CaseChange> new_failures, fixed, pcc_drops, slower;
   std::vector<CaseChange> threshold_changes;  // flips from a required_pcc edit: neither failures nor fixes
+  std::vector<std::string> missing;           // asked of the later run, no result
   bool fail_on_slower = false;
   bool regressed() const {
-    return !new_failures.empty() || !pcc_drops.empty() || (fail_on_slower && !slower.empty());
+    return !new_failures.empty() || !pcc_drops.empty() || (fail_on_slower && !slower.empty()) || !missing.empty();
   }
 };
 
 // What changed from `before` to `after` (results must outlive the diff).
 RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseResult>& after,
                   const DiffOptions& options = {});
+// The same for two runs scoped to one arch, with the later run's missing cases.
+RunDiff diff_runs(const RunResults& before, const RunResults& after, const DiffOptions& options = {});
 
 struct FlakyCase {
   std::string test_id;

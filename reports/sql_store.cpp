@@ -2,6 +2,8 @@
 #include "reports/sql_store.h"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "reports/result_rows.h"
 #include "reports/store_schema.h"
@@ -28,7 +30,33 @@ void SqlStore::begin_run(const RunInfo& run) {
     db_->run("INSERT INTO runs (" + column_list(columns) + ") VALUES (" + marks +
                  ") ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL",
              values);
+    // Joining a run: its arches become the union (inside the write transaction, so shards starting together agree).
+    const auto rows = db_->query("SELECT arch FROM runs WHERE run_id = ?", {run.run_id});
+    std::set<std::string> arches;
+    for (const std::string& a : split_list(rows.empty() ? "" : rows[0].text(0))) arches.insert(a);
+    for (const std::string& a : split_list(run.arch)) arches.insert(a);
+    db_->run("UPDATE runs SET arch = ? WHERE run_id = ?",
+             {join_list(std::vector<std::string>(arches.begin(), arches.end())), run.run_id});
   });
+}
+
+void SqlStore::record_selection(const std::string& run_id, const std::string& arch, const std::string& shard,
+                                const std::vector<std::string>& test_ids) {
+  with_transaction(*db_, [&] {
+    auto insert = db_->prepare(
+        "INSERT INTO run_cases (run_id, arch, test_id, shard) VALUES (?,?,?,?) "
+        "ON CONFLICT (run_id, arch, test_id) DO UPDATE SET shard = excluded.shard");
+    for (const std::string& id : test_ids) insert->run({run_id, arch, id, shard});
+  });
+}
+
+std::vector<SelectedCase> SqlStore::run_selection(const std::string& run_id) {
+  std::vector<SelectedCase> out;
+  for (const SqlRow& row :
+       db_->query("SELECT arch, test_id, shard FROM run_cases WHERE run_id = ? ORDER BY arch, test_id", {run_id})) {
+    out.push_back({row.text(0), row.text(1), row.text(2)});
+  }
+  return out;
 }
 
 void SqlStore::finish_run(const std::string& run_id, const std::string& finished_at) {
@@ -63,11 +91,11 @@ std::optional<std::string> SqlStore::last_unfinished_run() {
   return rows[0].text(0);
 }
 
-std::map<std::string, LastAttempt> SqlStore::last_attempts(const std::string& run_id) {
+std::map<std::string, LastAttempt> SqlStore::last_attempts(const std::string& run_id, const std::string& arch) {
   std::map<std::string, LastAttempt> out;
-  for (const SqlRow& row : db_->query("SELECT test_id, attempt, outcome FROM results WHERE run_id = ? "
+  for (const SqlRow& row : db_->query("SELECT test_id, attempt, outcome FROM results WHERE run_id = ? AND arch = ? "
                                       "ORDER BY test_id, attempt",
-                                      {run_id})) {
+                                      {run_id, arch})) {
     out[row.text(0)] = {static_cast<int>(row.integer(1)), parse_outcome(row.text(2))};  // the last row wins
   }
   return out;
@@ -121,14 +149,14 @@ std::optional<RunInfo> SqlStore::find_run(const std::string& run_id) {
 }
 
 void SqlStore::attach_outputs(const std::string& run_id, std::vector<CaseResult>& results) {
-  std::map<std::pair<std::string, int>, CaseResult*> by_key;
-  for (CaseResult& r : results) by_key[{r.test_id, r.attempt}] = &r;
+  std::map<std::tuple<std::string, int, std::string>, CaseResult*> by_key;
+  for (CaseResult& r : results) by_key[{r.test_id, r.attempt, r.arch}] = &r;
   const auto rows = db_->query("SELECT " + column_list(output_columns()) +
                                     " FROM result_outputs WHERE run_id = ? "
-                                    "ORDER BY test_id, attempt, position, kind, output_name",
+                                    "ORDER BY test_id, arch, attempt, position, kind, output_name",
                                 {run_id});
   for (const SqlRow& row : rows) {
-    auto it = by_key.find({row.text(1), static_cast<int>(row.integer(2))});
+    auto it = by_key.find({row.text(1), static_cast<int>(row.integer(2)), row.text(3)});
     if (it == by_key.end()) continue;
     it->second->outputs.push_back(output_from_row(row));
   }
@@ -136,7 +164,7 @@ void SqlStore::attach_outputs(const std::string& run_id, std::vector<CaseResult>
 
 std::vector<CaseResult> SqlStore::run_results(const std::string& run_id) {
   std::vector<CaseResult> results;
-  for (const SqlRow& row : db_->query(results_select() + "WHERE run_id = ? ORDER BY test_id, attempt", {run_id})) {
+  for (const SqlRow& row : db_->query(results_select() + "WHERE run_id = ? ORDER BY test_id, arch, attempt", {run_id})) {
     results.push_back(result_from_row(row));
   }
   attach_outputs(run_id, results);

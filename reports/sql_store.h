@@ -17,12 +17,15 @@ class SqlStore : public ResultStore {
   explicit SqlStore(std::unique_ptr<SqlDatabase> db);
 
   void begin_run(const RunInfo& run) override;
+  void record_selection(const std::string& run_id, const std::string& arch, const std::string& shard,
+                        const std::vector<std::string>& test_ids) override;
+  std::vector<SelectedCase> run_selection(const std::string& run_id) override;
   void record(const std::string& run_id, const CaseResult& result) override;
   void record_batch(const std::string& run_id, const std::vector<CaseResult>& results) override;
   void finish_run(const std::string& run_id, const std::string& finished_at) override;
   int schema_version() override;
   std::optional<std::string> last_unfinished_run() override;
-  std::map<std::string, LastAttempt> last_attempts(const std::string& run_id) override;
+  std::map<std::string, LastAttempt> last_attempts(const std::string& run_id, const std::string& arch) override;
   std::map<std::string, CaseHistory> case_history(int max_runs, const std::string& started_before = "") override;
   std::vector<RunInfo> recent_runs(int limit) override;
   std::optional<RunInfo> find_run(const std::string& run_id) override;

@@ -62,11 +62,21 @@ std::string host_name() {
   return buf;
 }
 
+// An empty selection is an error of its own (pytest's exit 5): a typo in -m must not read as a pass.
+bool selection_is_empty(const Collected& c, const CommonOptions& o) {
+  if (!c.selection.selected.empty()) return false;
+  std::cerr << "error: no test case matches the selection (-k '" << o.selection.keyword << "' -m '"
+            << o.selection.marker << "', " << o.selection.ids.size() << " id(s), arch " << o.arch << "; "
+            << c.cases.size() << " case(s) collected): nothing to run (exit " << kExitNoTestsSelected << ")\n";
+  return true;
+}
+
 }  // namespace
 
 int cmd_collect(const CommonOptions& o) {
   auto c = collect(o);
   if (!c) return 2;
+  if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
   for (const TestCase* t : c->selection.selected) {
     std::cout << t->id;
     if (!t->loader_error.empty()) std::cout << "  [loader error: " << t->loader_error << "]";
@@ -126,9 +136,10 @@ LoopOptions loop_options(const RunOptions& ro) {
 // recorded, or whose last attempt failed with --reruns left (they go on at
 // the next attempt, noted in `first_attempt`).
 std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>& cases,
-                                              reports::ResultStore& store, const std::string& run_id, int reruns,
+                                              reports::ResultStore& store, const std::string& run_id,
+                                              const std::string& arch, int reruns,
                                               std::map<std::string, int>& first_attempt) {
-  const std::map<std::string, reports::LastAttempt> last = store.last_attempts(run_id);
+  const std::map<std::string, reports::LastAttempt> last = store.last_attempts(run_id, arch);
   std::vector<const TestCase*> out;
   size_t retried = 0;
   for (const TestCase* t : cases) {
@@ -146,6 +157,39 @@ std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>
   if (retried > 0) std::cout << ", " << retried << " go on to their next attempt";
   std::cout << "\n";
   return out;
+}
+
+// Every shard records the whole selection of its arch, each case with its
+// shard (all shards compute the same split), so the cases of a shard that
+// never started are known, and reported missing.
+void record_whole_selection(reports::ResultStore& store, const std::string& run_id, const std::string& arch,
+                            const std::vector<const TestCase*>& selected, const std::string& shard_text,
+                            const std::map<std::string, reports::CaseHistory>& history) {
+  const int count = shard_text.empty() ? 1 : parse_shard(shard_text).count;
+  const std::vector<int> shard = assign_shards(selected, count, history);
+  std::vector<std::vector<std::string>> ids(static_cast<size_t>(count));
+  for (size_t i = 0; i < selected.size(); ++i) ids[static_cast<size_t>(shard[i])].push_back(selected[i]->id);
+  for (int k = 0; k < count; ++k) {
+    const std::string label = shard_text.empty() ? "" : std::to_string(k + 1) + "/" + std::to_string(count);
+    store.record_selection(run_id, arch, label, ids[static_cast<size_t>(k)]);
+  }
+}
+
+// The outcome of the whole run on this arch for `asked` (the shard's cases),
+// from the store: resuming a run that already had failures is not a pass.
+// Counts unexpected final results and cases with no result at all.
+size_t stored_unexpected(reports::ResultStore& store, const std::string& run_id, const std::string& arch,
+                         const std::vector<const TestCase*>& asked) {
+  std::map<std::string, reports::CaseResult> last;  // final attempt per case
+  for (reports::CaseResult& r : store.run_results(run_id)) {
+    if (r.arch == arch) last[r.test_id] = std::move(r);  // ordered by attempt: the last wins
+  }
+  size_t unexpected = 0;
+  for (const TestCase* t : asked) {
+    const auto it = last.find(t->id);
+    if (it == last.end() || is_unexpected(it->second)) ++unexpected;
+  }
+  return unexpected;
 }
 
 }  // namespace
@@ -173,6 +217,7 @@ std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const Ru
 int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   auto c = collect(o);
   if (!c) return 2;
+  if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
 
   const PipelineOptions popts = pipeline_options(o, ro);
   reports::RunInfo run = describe_run(o, ro);
@@ -180,6 +225,8 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   std::unique_ptr<reports::JsonLinesWriter> json_lines;  // --json
   std::map<std::string, reports::CaseHistory> history;
   std::vector<const TestCase*> cases = c->selection.selected;
+  std::vector<const TestCase*> asked;  // this shard's cases, before --resume drops the finished ones
+  bool resuming = false;
   LoopOptions lo;
   try {
     lo = loop_options(ro);
@@ -193,15 +240,21 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
       resumed = store->find_run(*id);
       if (!resumed) throw Error("--resume: '" + ro.db + "' has no run '" + *id + "'");
       run.run_id = *id;
+      resuming = true;
     }
-    // A resumed run sees the history it started with, so --shard picks the same cases.
-    if (store) history = store->case_history(5, resumed ? resumed->started_at : "");
+    // A resumed run, or a shard joining a run id that exists, sees the
+    // history the run started with, so every --shard picks from the same split.
+    std::optional<reports::RunInfo> resumed_or_joined;
+    if (store && !resumed && !ro.run_id.empty()) resumed_or_joined = store->find_run(run.run_id);
+    if (resumed) resumed_or_joined = resumed;
+    if (store) history = store->case_history(5, resumed_or_joined ? resumed_or_joined->started_at : "");
+    if (store) {
+      store->begin_run(run);  // joins an existing run id: adds this arch, marks it unfinished until finish_run
+      record_whole_selection(*store, run.run_id, o.arch, cases, ro.shard, history);
+    }
     if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
-    if (resumed) {
-      cases = unfinished_cases(cases, *store, run.run_id, ro.reruns, lo.first_attempt);
-    } else if (store) {
-      store->begin_run(run);
-    }
+    asked = cases;
+    if (resumed) cases = unfinished_cases(cases, *store, run.run_id, o.arch, ro.reruns, lo.first_attempt);
     if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -227,6 +280,12 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results);
   print_summary(std::cout, result.final_results, seconds);
   if (store) std::cout << "results stored in " << ro.db << " (run " << run.run_id << ")\n";
+  if (resuming) {
+    const size_t unexpected = stored_unexpected(*store, run.run_id, o.arch, asked);
+    std::cout << "run " << run.run_id << " on " << o.arch << ": " << asked.size() << " case(s), " << unexpected
+              << " unexpected or without a result\n";
+    return unexpected > 0 ? 1 : 0;
+  }
   return result.unexpected > 0 ? 1 : 0;
 }
 

@@ -38,6 +38,9 @@ struct RunOptions {
   std::string run_id;             // --run-id; empty: a new id
 };
 
+// Exit status when the selection matches no case (as pytest's 5).
+inline constexpr int kExitNoTestsSelected = 5;
+
 int cmd_collect(const CommonOptions& common);
 // The fork server for isolated workers; start it before anything creates
 // threads (first thing after parsing the command line). Workers redo the

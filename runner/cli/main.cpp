@@ -35,7 +35,11 @@ void add_selection_options(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("ids", o.selection.ids, "Exact test ids to select");
   cmd->add_option("-k", o.selection.keyword,
                   "Keyword expression: case-insensitive substrings of ids and markers, with and/or/not/()");
-  cmd->add_option("-m", o.selection.marker, "Marker expression, e.g. \"single_device and not training\"");
+  cmd->add_option("-m", o.selection.marker,
+                  "Marker expression, e.g. \"single_device and not training\"; a marker no collected case carries "
+                  "is an error (exit 2)");
+  cmd->add_flag("--allow-unknown-markers", o.selection.allow_unknown_markers,
+                "Accept -m markers that no collected case carries (they select nothing)");
   cmd->add_option("--arch", o.arch, "Target arch profile")->capture_default_str();
   cmd->add_option("--models-root", o.models_roots,
                   "Folder to scan for model loaders (repeatable; default: $MESHTEST_MODELS_PATH, then the build's "
@@ -92,6 +96,10 @@ void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
 int main(int argc, char** argv) {
   CLI::App app{"meshtest: runs model test matrices on simulated accelerator meshes and checks them against a CPU "
                "reference."};
+  app.footer(
+      "Exit status: 0 all as expected; 1 unexpected results (for --resume: of the whole run on this arch and "
+      "shard, cases without a result included); 2 usage, config or selection error (e.g. an unknown -m marker); "
+      "5 the selection matches no case.");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("meshtest ") + MESHTEST_VERSION);
   bool verbose = false;

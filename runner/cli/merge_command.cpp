@@ -1,10 +1,15 @@
-// Merging shard stores into one run.
+// Merging shard stores into one run: results keyed by test id, arch and
+// attempt (an n150 and a p150 store merge without loss), the run's arches
+// and every shard's selection carried over.
 #include "runner/cli/merge_command.h"
 
 #include <iostream>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "core/error.h"
+#include "reports/result_rows.h"
 #include "reports/result_store.h"
 
 namespace meshtest::runner {
@@ -12,7 +17,9 @@ namespace meshtest::runner {
 int cmd_merge(const std::string& output, const std::vector<std::string>& inputs, const std::string& run_id) {
   reports::RunInfo merged;
   bool all_finished = true;
-  std::map<std::pair<std::string, int>, reports::CaseResult> results;  // (test id, attempt)
+  std::map<std::tuple<std::string, std::string, int>, reports::CaseResult> results;  // (test id, arch, attempt)
+  std::set<std::string> arches;
+  std::vector<reports::SelectedCase> selection;
   size_t duplicates = 0;
   try {
     for (const std::string& input : inputs) {
@@ -27,8 +34,10 @@ int cmd_merge(const std::string& output, const std::vector<std::string>& inputs,
         merged.finished_at = std::max(merged.finished_at, run.finished_at);
       }
       all_finished = all_finished && !run.finished_at.empty();
+      for (const std::string& a : reports::split_list(run.arch)) arches.insert(a);
+      for (reports::SelectedCase& c : store->run_selection(run.run_id)) selection.push_back(std::move(c));
       for (reports::CaseResult& r : store->run_results(run.run_id)) {
-        duplicates += !results.emplace(std::make_pair(r.test_id, r.attempt), std::move(r)).second;
+        duplicates += !results.emplace(std::make_tuple(r.test_id, r.arch, r.attempt), std::move(r)).second;
       }
     }
     if (!run_id.empty()) merged.run_id = run_id;
@@ -37,7 +46,9 @@ int cmd_merge(const std::string& output, const std::vector<std::string>& inputs,
     std::unique_ptr<reports::ResultStore> out = reports::open_store(output);
     const std::string finished = all_finished ? merged.finished_at : "";
     merged.finished_at.clear();
+    merged.arch = reports::join_list({arches.begin(), arches.end()});
     out->begin_run(merged);
+    for (const reports::SelectedCase& c : selection) out->record_selection(merged.run_id, c.arch, c.shard, {c.test_id});
     out->record_batch(merged.run_id, batch);
     if (!finished.empty()) out->finish_run(merged.run_id, finished);
     std::cout << "merged " << batch.size() << " result(s) from " << inputs.size() << " store(s) into run "

@@ -1,4 +1,4 @@
-// report | history | diff | flaky | promote: options, store opening, printing.
+// report | history | diff | flaky | promote | runs: options, store opening, printing.
 #include "runner/cli/report_commands.h"
 
 #include <CLI/CLI.hpp>
@@ -6,12 +6,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "core/error.h"
 #include "reports/dashboard.h"
 #include "reports/promote.h"
+#include "reports/result_rows.h"
 #include "reports/result_store.h"
 #include "reports/run_analysis.h"
+#include "runner/cli/runs_command.h"
+#include "runner/collection/matrix.h"
 
 #ifndef MESHTEST_DEFAULT_CONFIG_DIR
 #define MESHTEST_DEFAULT_CONFIG_DIR "test_config"
@@ -39,6 +43,29 @@ std::string pcc_text(double pcc) {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// The arch a one-arch command reads: --arch, else the only arch of `runs`,
+// else (several) the default arch if present or the first, said on stderr.
+std::string chosen_arch(const std::string& requested, const std::vector<RunResults>& runs) {
+  if (!requested.empty()) return requested;
+  std::set<std::string> arches;
+  for (const RunResults& r : runs) {
+    for (const std::string& a : arches_of(r)) arches.insert(a);
+  }
+  if (arches.empty()) return "";
+  const std::string chosen = arches.count(kDefaultArch) ? kDefaultArch : *arches.begin();
+  if (arches.size() > 1) {
+    std::cerr << "note: results of " << arches.size() << " arches (" << join_list({arches.begin(), arches.end()})
+              << "); using " << chosen << " (pass --arch to choose)\n";
+  }
+  return chosen;
+}
+
+// The last `count` runs scoped to one arch (chosen_arch).
+std::vector<RunResults> recent_runs_of_one_arch(ResultStore& store, int count, const std::string& requested) {
+  const std::string arch = chosen_arch(requested, load_recent_runs(store, count));
+  return arch.empty() ? std::vector<RunResults>{} : load_recent_runs(store, count, arch);
+}
+
 void print_changes(const std::string& title, const std::vector<CaseChange>& changes) {
   if (changes.empty()) return;
   std::cout << title << " (" << changes.size() << "):\n";
@@ -58,7 +85,13 @@ void print_changes(const std::string& title, const std::vector<CaseChange>& chan
 
 int cmd_report(const ReportCommandOptions& o) {
   auto store = open_existing(o.db);
-  const auto runs = load_recent_runs(*store, o.runs > 0 ? o.runs : 20);
+  const auto runs = recent_runs_of_one_arch(*store, o.runs > 0 ? o.runs : 20, o.arch);
+  for (const RunResults& r : runs) {
+    if (!r.missing.empty()) {
+      std::cout << "run " << r.run.run_id << " on " << r.arch << ": " << r.missing.size()
+                << " selected case(s) MISSING (no result)\n";
+    }
+  }
   DashboardOptions options;
   options.title = o.title;
   options.diff.pcc_margin = o.pcc_margin;
@@ -70,7 +103,10 @@ int cmd_report(const ReportCommandOptions& o) {
 
 int cmd_history(const ReportCommandOptions& o) {
   auto store = open_existing(o.db);
-  const auto rows = store->test_history(o.test_id, o.limit);
+  std::vector<StoredResult> rows = store->test_history(o.test_id, o.limit);
+  if (!o.arch.empty()) {
+    std::erase_if(rows, [&](const StoredResult& s) { return s.result.arch != o.arch; });
+  }
   if (rows.empty()) {
     std::cerr << "no results for '" << o.test_id << "' in " << o.db << "\n";
     return 1;
@@ -79,8 +115,8 @@ int cmd_history(const ReportCommandOptions& o) {
   for (const StoredResult& s : rows) {
     const CaseResult& r = s.result;
     char line[200];
-    std::snprintf(line, sizeof line, "%-26s %-24s #%d %-8s %-26s pcc=%-9s %7.2fs", s.run_id.c_str(),
-                  r.started_at.c_str(), r.attempt, std::string(outcome_name(r.outcome)).c_str(),
+    std::snprintf(line, sizeof line, "%-26s %-6s %-24s #%d %-8s %-26s pcc=%-9s %7.2fs", s.run_id.c_str(),
+                  r.arch.c_str(), r.started_at.c_str(), r.attempt, std::string(outcome_name(r.outcome)).c_str(),
                   r.bringup_status.c_str(), pcc_text(r.pcc).c_str(), r.wall_seconds);
     std::cout << line;
     if (is_failure(r.outcome)) std::cout << "  " << first_line(r.error_message);
@@ -106,31 +142,40 @@ int cmd_diff(const ReportCommandOptions& o) {
   for (const auto& id : {a, b}) {
     if (!store->find_run(id)) throw Error("no run '" + id + "' in '" + o.db + "'");
   }
-  const auto before = store->run_results(a), after = store->run_results(b);
+  const RunResults before = load_run(*store, *store->find_run(a)), after = load_run(*store, *store->find_run(b));
   DiffOptions options;
   options.pcc_margin = o.pcc_margin;
   options.time_factor = o.time_factor;
   options.time_floor_seconds = o.time_floor;
   options.fail_on_slower = o.fail_on_slower;
-  const RunDiff d = diff_runs(before, after, options);
-  std::cout << "diff " << a << " -> " << b << "\n";
-  print_changes("NEW FAILURES", d.new_failures);
-  print_changes("FIXED", d.fixed);
-  print_changes("PCC DROPS (> " + std::to_string(o.pcc_margin).substr(0, 6) + ")", d.pcc_drops);
-  print_changes("SLOWER (> x" + std::to_string(o.time_factor).substr(0, 4) + " and > " +
-                    std::to_string(o.time_floor).substr(0, 4) + "s)" + (o.fail_on_slower ? "" : ", not a regression"),
-                d.slower);
-  print_changes("THRESHOLD CHANGES (required_pcc edited, same PCC)", d.threshold_changes);
-  std::cout << d.new_failures.size() << " new failure(s), " << d.fixed.size() << " fixed, " << d.pcc_drops.size()
-            << " PCC drop(s), " << d.slower.size() << " slower, " << d.threshold_changes.size()
-            << " threshold change(s): " << (d.regressed() ? "REGRESSED" : "no regression")
-            << "\n";
-  return d.regressed() ? 1 : 0;
+  // Arch by arch: the later run's arches (or --arch); a case on n150 is never compared with p150.
+  const std::vector<std::string> arches = o.arch.empty() ? arches_of(after) : std::vector<std::string>{o.arch};
+  bool regressed = false;
+  for (const std::string& arch : arches) {
+    const RunDiff d = diff_runs(for_arch(before, arch), for_arch(after, arch), options);
+    std::cout << "diff " << a << " -> " << b << " on " << arch << "\n";
+    print_changes("NEW FAILURES", d.new_failures);
+    print_changes("FIXED", d.fixed);
+    print_changes("PCC DROPS (> " + std::to_string(o.pcc_margin).substr(0, 6) + ")", d.pcc_drops);
+    print_changes("SLOWER (> x" + std::to_string(o.time_factor).substr(0, 4) + " and > " +
+                      std::to_string(o.time_floor).substr(0, 4) + "s)" + (o.fail_on_slower ? "" : ", not a regression"),
+                  d.slower);
+    print_changes("THRESHOLD CHANGES (required_pcc edited, same PCC)", d.threshold_changes);
+    if (!d.missing.empty()) std::cout << "MISSING (" << d.missing.size() << "): selected, no result\n";
+    for (const std::string& id : d.missing) std::cout << "  " << id << "\n";
+    std::cout << d.new_failures.size() << " new failure(s), " << d.fixed.size() << " fixed, " << d.pcc_drops.size()
+              << " PCC drop(s), " << d.slower.size() << " slower, " << d.threshold_changes.size()
+              << " threshold change(s), " << d.missing.size()
+              << " missing: " << (d.regressed() ? "REGRESSED" : "no regression") << "\n";
+    regressed = regressed || d.regressed();
+  }
+  if (arches.empty()) std::cout << "diff " << a << " -> " << b << ": the later run has no results\n";
+  return regressed ? 1 : 0;
 }
 
 int cmd_flaky(const ReportCommandOptions& o) {
   auto store = open_existing(o.db);
-  const auto runs = load_recent_runs(*store, o.runs > 0 ? o.runs : 10);
+  const auto runs = recent_runs_of_one_arch(*store, o.runs > 0 ? o.runs : 10, o.arch);
   const auto cases = find_flaky(runs);
   std::cout << cases.size() << " flaky case(s) in the last " << runs.size() << " run(s)\n";
   for (const FlakyCase& c : cases) {
@@ -145,7 +190,7 @@ int cmd_flaky(const ReportCommandOptions& o) {
 int cmd_promote(const ReportCommandOptions& o) {
   auto store = open_existing(o.db);
   const int wanted = o.runs > 0 ? o.runs : 3;
-  const auto runs = load_recent_runs(*store, wanted);
+  const auto runs = recent_runs_of_one_arch(*store, wanted, o.arch);
   if (static_cast<int>(runs.size()) < wanted) {
     throw Error("promote --runs " + std::to_string(wanted) + " needs " + std::to_string(wanted) + " runs; '" + o.db +
                 "' has " + std::to_string(runs.size()) + " (pass --runs " + std::to_string(runs.size()) + ")");
@@ -172,6 +217,9 @@ int cmd_promote(const ReportCommandOptions& o) {
 ReportCommands::ReportCommands(CLI::App& app) {
   auto db = [this](CLI::App* cmd) {
     cmd->add_option("--db", o_.db, "Results store: SQLite file or postgresql:// URL")->capture_default_str();
+    cmd->add_option("--arch", o_.arch,
+                    "Read this arch's results only (default: diff compares arch by arch; the others use the "
+                    "default arch, or the only one, and say so)");
   };
   report_ = app.add_subcommand("report", "Write the HTML dashboard of the last runs");
   db(report_);
@@ -205,6 +253,11 @@ ReportCommands::ReportCommands(CLI::App& app) {
   promote_->add_flag("--write", o_.write, "Apply the edits to the YAML files instead of printing the diff");
   promote_->add_flag("--raise-pcc", o_.raise_pcc,
                      "Also raise a required_pcc below the default 0.99 to the worst PCC - 0.002 (never above 0.99)");
+
+  runs_ = app.add_subcommand("runs", "List recent runs: arches, selection, counts (incl. missing), state");
+  db(runs_);
+  runs_->add_option("--runs", o_.runs, "How many recent runs to list (default 20)");
+
   promote_->add_option("--config-dir", o_.config_dir,
                        "Folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source test_config)");
 }
@@ -216,6 +269,7 @@ std::optional<int> ReportCommands::run() const {
     if (*diff_) return cmd_diff(o_);
     if (*flaky_) return cmd_flaky(o_);
     if (*promote_) return cmd_promote(o_);
+    if (*runs_) return cmd_runs(*open_existing(o_.db), o_.runs > 0 ? o_.runs : 20, o_.arch, std::cout);
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -1,5 +1,8 @@
 // The subcommands that read the results store: report (HTML dashboard),
-// history, diff, flaky, promote. CLI glue only; the logic is in reports/.
+// history, diff, flaky, promote, runs. CLI glue only; the logic is in
+// reports/. A store may hold several arches (one nightly run id, many
+// arches): with --arch the commands read that arch only; without, diff
+// compares arch by arch and the others say which arch they use.
 #pragma once
 
 #include <optional>
@@ -21,6 +24,7 @@ struct ReportCommandOptions {
   std::string test_id;
   std::string run_a, run_b;
   std::string config_dir;
+  std::string arch;  // --arch; "": see the top of this file
   int runs = 0;  // 0: the command's default
   int limit = 20;
   double pcc_margin = 0.005;
@@ -33,14 +37,14 @@ struct ReportCommandOptions {
 
 class ReportCommands {
  public:
-  // Adds report, history, diff, flaky and promote to `app`.
+  // Adds report, history, diff, flaky, promote and runs to `app`.
   explicit ReportCommands(CLI::App& app);
   // The exit status of the chosen subcommand; nullopt when none of these was chosen.
   std::optional<int> run() const;
 
  private:
   ReportCommandOptions o_;
-  CLI::App *report_, *history_, *diff_, *flaky_, *promote_;
+  CLI::App *report_, *history_, *diff_, *flaky_, *promote_, *runs_;
 };
 
 }  // namespace meshtest::runner

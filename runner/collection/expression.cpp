@@ -155,4 +155,17 @@ bool Expression::evaluate(const std::function<bool(const std::string&)>& matches
   return root_ == nullptr || eval(*root_, matches);
 }
 
+std::vector<std::string> Expression::identifiers() const {
+  std::vector<std::string> out;
+  std::vector<const Node*> pending;  // explicit stack: no recursion, like eval's depth limit
+  if (root_) pending.push_back(root_.get());
+  while (!pending.empty()) {
+    const Node* n = pending.back();
+    pending.pop_back();
+    if (n->kind == Node::Kind::Ident) out.push_back(n->ident);
+    for (auto it = n->operands.rbegin(); it != n->operands.rend(); ++it) pending.push_back(it->get());
+  }
+  return out;
+}
+
 }  // namespace meshtest::runner

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace meshtest::runner {
 
@@ -22,6 +23,8 @@ class Expression {
   static Expression parse(std::string_view text, std::string_view what = "expression");
   bool evaluate(const std::function<bool(const std::string&)>& matches) const;
   bool empty() const { return root_ == nullptr; }
+  // Every identifier in the expression, in order of appearance (with repeats).
+  std::vector<std::string> identifiers() const;
 
   struct Node;
 

@@ -62,6 +62,16 @@ TestCase placeholder_case(const std::string& id, const config::Placeholder& p) {
   return c;
 }
 
+// Schedule: a YAML `weekly` or `nightly` marker decides; otherwise GENERALITY
+// models are weekly (as in the seed runner) and every other group nightly.
+std::string schedule_marker(const TestCase& c) {
+  const std::vector<std::string>& yaml = c.expectation.markers;
+  auto has = [&](const char* name) { return std::find(yaml.begin(), yaml.end(), name) != yaml.end(); };
+  if (has("weekly")) return "weekly";
+  if (has("nightly")) return "nightly";
+  return c.info.group == "generality" ? "weekly" : "nightly";
+}
+
 }  // namespace
 
 std::vector<std::string> markers_for(const TestCase& c) {
@@ -69,7 +79,7 @@ std::vector<std::string> markers_for(const TestCase& c) {
   std::vector<std::string> m = {std::string(run_mode_name(c.run_mode)), std::string(parallelism_name(c.parallelism)),
                                 std::string(config::status_marker(e.status))};
   if (!c.info.group.empty()) m.push_back(c.info.group);
-  if (std::find(e.markers.begin(), e.markers.end(), "weekly") == e.markers.end()) m.push_back("nightly");
+  m.push_back(schedule_marker(c));
   const auto& archs = e.supported_archs.empty() ? config::default_supported_archs() : e.supported_archs;
   for (const std::string& arch : archs) add_with_underscores(m, arch);
   if (e.bringup_status) m.push_back(lower(config::bringup_name(*e.bringup_status)));

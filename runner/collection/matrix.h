@@ -29,8 +29,8 @@ std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const 
                                    const MatrixOptions& options = {});
 
 // Markers of DESIGN.md §3 for a case whose id, info and expectation are set:
-// run mode, parallelism, status, group, schedule (nightly unless the YAML
-// markers say weekly), supported archs ('-' also as '_'), bring-up status,
+// run mode, parallelism, status, group, schedule (YAML markers `weekly` or
+// `nightly`, else weekly for the generality group and nightly otherwise), supported archs ('-' also as '_'), bring-up status,
 // flaky, YAML markers ('-' also as '_'). Sorted, unique.
 std::vector<std::string> markers_for(const TestCase& test_case);
 

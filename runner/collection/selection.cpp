@@ -5,6 +5,8 @@
 #include <cctype>
 #include <set>
 
+#include "config/arch_names.h"
+#include "config/nearest_name.h"
 #include "core/error.h"
 #include "runner/collection/expression.h"
 
@@ -28,11 +30,26 @@ bool has_marker(const TestCase& c, const std::string& name) {
   return std::find(c.markers.begin(), c.markers.end(), name) != c.markers.end();
 }
 
+// Throws Error for the first identifier of `marker` that no case carries (arch names are always known).
+void check_markers_known(const std::vector<TestCase>& cases, const Expression& marker) {
+  std::set<std::string> known(config::known_arch_names().begin(), config::known_arch_names().end());
+  for (const TestCase& c : cases) known.insert(c.markers.begin(), c.markers.end());
+  for (const std::string& name : marker.identifiers()) {
+    if (known.count(name)) continue;
+    const std::optional<std::string> nearest =
+        config::nearest_name(name, std::vector<std::string>(known.begin(), known.end()));
+    throw Error("-m: no collected case has the marker '" + name + "'" +
+                (nearest ? " (nearest known marker: '" + *nearest + "')" : "") +
+                "; pass --allow-unknown-markers to select by it anyway");
+  }
+}
+
 }  // namespace
 
 Selection select_cases(const std::vector<TestCase>& cases, const SelectionOptions& options) {
   const Expression keyword = Expression::parse(options.keyword, "-k expression");
   const Expression marker = Expression::parse(options.marker, "-m expression");
+  if (!options.allow_unknown_markers) check_markers_known(cases, marker);
   std::set<std::string> wanted(options.ids.begin(), options.ids.end());
   std::set<std::string> found;
   Selection s;

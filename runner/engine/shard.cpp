@@ -10,11 +10,16 @@ namespace meshtest::runner {
 
 namespace {
 
-// FNV-1a: stable across machines and builds (std::hash is not).
+// FNV-1a, stable across machines and builds (std::hash is not), then the
+// splitmix64 finaliser: FNV-1a alone leaves the low bits depending on the
+// last characters only, so `% N` for a power-of-two N put ids that end alike
+// into one shard.
 uint64_t stable_hash(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
 }
 
 }  // namespace
@@ -52,8 +57,11 @@ std::vector<int> assign_shards(const std::vector<const TestCase*>& cases, int co
       ++known;
     }
   }
-  if (known == 0) {
-    for (size_t i = 0; i < cases.size(); ++i) shard[i] = static_cast<int>(stable_hash(cases[i]->id) % count);
+  if (known == 0) {  // dealt in hash order: shard sizes differ by at most one
+    std::vector<std::pair<uint64_t, size_t>> by_hash;
+    for (size_t i = 0; i < cases.size(); ++i) by_hash.emplace_back(stable_hash(cases[i]->id), i);
+    std::sort(by_hash.begin(), by_hash.end());
+    for (size_t k = 0; k < by_hash.size(); ++k) shard[by_hash[k].second] = static_cast<int>(k % count);
     return shard;
   }
   const double mean = known_total / static_cast<double>(known);

@@ -2,7 +2,8 @@
 // cases in which every case lands in exactly one shard. With history, cases
 // are balanced by duration (longest first onto the least-loaded shard; cases
 // without history count as the mean known duration); without any history,
-// by a stable hash of the test id. Every shard must see the same selection
+// the cases are ordered by a stable (finalised) hash of the test id and dealt
+// round robin, so shard sizes differ by at most one for every N. Every shard must see the same selection
 // and the same history (e.g. a copy of the same results database).
 #pragma once
 

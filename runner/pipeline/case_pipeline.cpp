@@ -74,6 +74,19 @@ Outcome judge(bool passed, const config::TestEntry& e, bool strict_xfail) {
   return xfail ? Outcome::Xfailed : Outcome::Failed;
 }
 
+// The settings that change numerics, as this case runs with them (CLI over
+// YAML over defaults); batch and sequence length 0 when the loader's own.
+void record_numeric_settings(const TestCase& c, const PipelineOptions& options, CaseResult& r) {
+  const compiler::CompileOptions compile = resolve_compile_options(options.compile, c.expectation);
+  r.weights_dtype = std::string(dtype_name(compile.weight_dtype));
+  r.math_fidelity = std::string(compiler::math_fidelity_name(compile.math_fidelity));
+  r.optimization_level = compile.optimization_level;
+  const sdk::LoadOptions load = model_load_options(
+      c, c.run_mode == RunMode::Training ? training_load_options(c.expectation) : sdk::LoadOptions{}, options.arch);
+  r.batch_size = load.batch_size.value_or(0);
+  r.sequence_length = load.seq_len.value_or(0);
+}
+
 }  // namespace
 
 CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
@@ -100,6 +113,7 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   r.assert_atol = cmp.assert_atol;
   r.assert_allclose = cmp.assert_allclose;
   r.scale_tolerance = cmp.assert_scale ? cmp.scale_tolerance : NAN;
+  record_numeric_settings(c, options, r);
   return r;
 }
 

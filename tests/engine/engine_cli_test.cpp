@@ -326,4 +326,59 @@ TEST_F(Engine, ShardsCoverEveryCaseOnceAndMergeIntoOneRun) {
   EXPECT_EQ(run("run --shard 4/3 " + common()).status, 2);
 }
 
+// Selections that match nothing, or name a marker no case has, never pass.
+TEST_F(Engine, EmptySelectionExitsFiveAndUnknownMarkersAreErrors) {
+  const Result typo = run("run " + common() + " -m expected_pasing");
+  EXPECT_EQ(typo.status, 2) << typo.output;
+  EXPECT_NE(typo.output.find("marker 'expected_pasing' (nearest known marker: '"), std::string::npos) << typo.output;
+  const Result empty = run("run " + common() + " -m expected_pasing --allow-unknown-markers");
+  EXPECT_EQ(empty.status, 5) << empty.output;
+  EXPECT_NE(empty.output.find("no test case matches the selection"), std::string::npos) << empty.output;
+}
+
+// One nightly run id on two arches x three shards, one p150 shard never
+// started: every case is recorded per arch or reported MISSING, and the exit
+// statuses say so (the kill-and-resume of a shard is KilledRunResumes...).
+TEST_F(Engine, TwoArchThreeShardNightlyReportsEveryCaseOrMissing) {
+  const std::string cases = ids({"ok", "big_output", "exit0", "throw_load_model", "throw_golden", "throw_load_inputs"});
+  ASSERT_EQ(run("run -j 2 --run-id base " + common() + cases).status, 1);  // exit0 is an error
+  for (const char* arch : {"n150", "p150"}) {
+    for (int shard = 1; shard <= 3; ++shard) {
+      if (std::string(arch) == "p150" && shard == 3) continue;  // never started
+      const Result r = run("run -j 2 --run-id nightly --arch " + std::string(arch) + " --shard " +
+                           std::to_string(shard) + "/3 " + common() + cases);
+      ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
+    }
+  }
+  EXPECT_EQ(query(db(), "SELECT arch FROM runs WHERE run_id = 'nightly'"), std::vector<std::string>{"n150,p150"});
+  EXPECT_EQ(query(db(), "SELECT test_id FROM results WHERE run_id = 'nightly' AND arch = 'n150'").size(), 6u);
+  const auto p150_missing = query(db(), "SELECT c.test_id FROM run_cases c LEFT JOIN results r ON "
+                                        "r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id "
+                                        "WHERE c.run_id = 'nightly' AND c.arch = 'p150' AND r.test_id IS NULL ORDER BY c.test_id");
+  const auto never_started = query(db(), "SELECT test_id FROM run_cases WHERE run_id = 'nightly' AND arch = 'p150' "
+                                         "AND shard = '3/3' ORDER BY test_id");
+  ASSERT_FALSE(never_started.empty());
+  EXPECT_EQ(p150_missing, never_started);
+
+  const Result runs = run("runs --db " + db().string());
+  EXPECT_EQ(runs.status, 0) << runs.output;
+  EXPECT_NE(runs.output.find("nightly"), std::string::npos) << runs.output;
+  const Result diff = run("diff base nightly --db " + db().string());
+  EXPECT_EQ(diff.status, 1) << diff.output;  // n150 unchanged, p150 has missing cases
+  EXPECT_NE(diff.output.find("on n150"), std::string::npos) << diff.output;
+  EXPECT_NE(diff.output.find("MISSING (" + std::to_string(never_started.size()) + ")"), std::string::npos)
+      << diff.output;
+  for (const std::string& missing : p150_missing) EXPECT_NE(diff.output.find(missing), std::string::npos);
+  const Result n150_only = run("diff base nightly --arch n150 --db " + db().string());
+  EXPECT_EQ(n150_only.status, 0) << n150_only.output;
+
+  // Resuming a finished shard exits with that shard's outcome, not 0.
+  const std::string error_shard =
+      query(db(), "SELECT shard FROM run_cases WHERE run_id = 'nightly' AND arch = 'n150' AND test_id = '" +
+                      id("exit0") + "'").at(0);
+  const Result resumed = run("run --resume nightly --arch n150 --shard " + error_shard + " " + common() + cases);
+  EXPECT_EQ(resumed.status, 1) << resumed.output;
+  EXPECT_NE(resumed.output.find("0 case(s) on n150"), std::string::npos) << resumed.output;
+}
+
 }  // namespace

@@ -103,7 +103,7 @@ TEST(Flaky, FlipsFromThresholdEditsAreNotFlaky) {
   for (int i = 0; i < 3; ++i) {
     const Outcome o = i == 1 ? Outcome::Failed : Outcome::Passed;
     runs.push_back({run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)),
-                    {with_threshold(quick_result("a", o, 0.995), required[i])}});
+                    {with_threshold(quick_result("a", o, 0.995), required[i])}, {}, "", {}});
   }
   EXPECT_TRUE(find_flaky(runs).empty());
   EXPECT_TRUE(flaky_ids(runs, /*strict=*/true).empty());
@@ -120,7 +120,7 @@ TEST(Flaky, FlipsAndRetriedPasses) {
   const char* pattern_a = "PFP";  // flips twice: flaky
   const char* pattern_b = "PPF";  // broke once: a regression, not flaky
   for (int i = 0; i < 3; ++i) {
-    RunResults run{run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)), {}};
+    RunResults run{run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)), {}, {}, "", {}};
     run.results.push_back(quick_result("a", pattern_a[i] == 'P' ? Outcome::Passed : Outcome::Failed, 0.99));
     run.results.push_back(quick_result("b", pattern_b[i] == 'P' ? Outcome::Passed : Outcome::Failed, 0.99));
     run.results.push_back(quick_result("c", Outcome::Passed, 0.99));

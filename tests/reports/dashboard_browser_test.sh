@@ -45,7 +45,8 @@ check "hostile model name shown as text" "&lt;script&gt;document.title='pwned'&l
 check "hostile test id shown as text" "&lt;img src=x onerror=alert(1)&gt;"
 if grep -q "<script" "$out/dom.html"; then echo "FAILED: a <script> element exists in the DOM"; fail=1; else echo "ok: no <script> element"; fi
 if grep -q "<title>pwned" "$out/dom.html"; then echo "FAILED: the hostile script ran"; fail=1; fi
+# The store puts every third case on n300-llmbox; the report reads one arch (n150, said on stderr): 40 rows.
 rows=$(grep -o '<tr data-outcome="' "$out/dom.html" | wc -l)
-if [ "$rows" -eq 60 ]; then echo "ok: 60 case rows"; else echo "FAILED: $rows case rows, expected 60"; fail=1; fi
+if [ "$rows" -eq 40 ]; then echo "ok: 40 case rows"; else echo "FAILED: $rows case rows, expected 40 (the n150 cases)"; fail=1; fi
 if [ -s "$out/dashboard.png" ]; then echo "ok: screenshot $out/dashboard.png"; else echo "FAILED: no screenshot"; fail=1; fi
 exit $fail

@@ -12,9 +12,9 @@ using testing::quick_result;
 using testing::run_info;
 
 std::vector<RunResults> two_runs() {
-  RunResults first{run_info("run-1", "2026-11-21T00:00:00.000Z"), {}};
+  RunResults first{run_info("run-1", "2026-11-21T00:00:00.000Z"), {}, {}, "", {}};
   first.results = {quick_result("m1/x", Outcome::Passed, 0.999), quick_result("m2/y", Outcome::Passed, 0.998)};
-  RunResults second{run_info("run-2", "2026-11-22T00:00:00.000Z"), {}};
+  RunResults second{run_info("run-2", "2026-11-22T00:00:00.000Z"), {}, {}, "", {}};
   CaseResult broken = quick_result("m2/y", Outcome::Failed, 0.41);
   broken.model = "<script>alert('model')</script>";
   broken.error_message = "output 'logits': PCC 0.41 < required 0.99 <script>alert(1)</script>";

@@ -41,7 +41,7 @@ std::vector<RunResults> sample_runs() {
   const double alpha[] = {0.9991, 0.9987, 0.9995}, beta[] = {0.97, 0.975, 0.98};
   std::vector<RunResults> runs;
   for (int i = 0; i < 3; ++i) {
-    RunResults run{run_info("run-" + std::to_string(i), "2026-11-2" + std::to_string(i) + "T00:00:00.000Z"), {}};
+    RunResults run{run_info("run-" + std::to_string(i), "2026-11-2" + std::to_string(i) + "T00:00:00.000Z"), {}, {}, "", {}};
     auto& rs = run.results;
     rs.push_back(quick_result("alpha/native-a-single_device-inference", Outcome::Xpassed, alpha[i]));
     rs.push_back(quick_result("beta/native-b-single_device-inference", Outcome::Passed, beta[i]));
@@ -105,7 +105,7 @@ TEST(Promote, FlowStyleEntriesAreLeftAlone) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "a.yaml") << "test_config:\n  m/x: {status: UNSPECIFIED}\n";
-  RunResults run{run_info("r", "2026-11-22T00:00:00.000Z"), {quick_result("m/x", Outcome::Passed, 0.999)}};
+  RunResults run{run_info("r", "2026-11-22T00:00:00.000Z"), {quick_result("m/x", Outcome::Passed, 0.999)}, {}, "", {}};
   const PromotionPlan plan = plan_promotions({run}, dir.string());
   EXPECT_TRUE(plan.files.empty()) << plan.unified_diff();
   ASSERT_EQ(plan.notes.size(), 1u);
@@ -129,7 +129,7 @@ CaseResult passed_on(const std::string& id, double pcc, const std::string& arch 
 // Three runs, each holding `results`.
 std::vector<RunResults> three_runs(const std::vector<CaseResult>& results) {
   std::vector<RunResults> runs;
-  for (int i = 0; i < 3; ++i) runs.push_back({run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)), results});
+  for (int i = 0; i < 3; ++i) runs.push_back({run_info("r" + std::to_string(i), "2026-11-2" + std::to_string(i)), results, {}, "", {}});
   return runs;
 }
 

@@ -61,8 +61,8 @@ TEST(RecordSchema, NamesAndColumnsAreUnique) {
     EXPECT_TRUE(columns.insert(std::string(f.column)).second) << f.column;
   }
   EXPECT_EQ(result_columns().size(), result_fields().size() + 1);  // run_id first
-  EXPECT_EQ(result_key_columns(), 3u);                              // run_id, test_id, attempt
-  EXPECT_EQ(output_key_columns(), 5u);                              // ..., kind, output_name
+  EXPECT_EQ(result_key_columns(), 4u);                              // run_id, test_id, attempt, arch
+  EXPECT_EQ(output_key_columns(), 6u);                              // ..., kind, output_name
 }
 
 TEST(RecordSchema, SampleRecordSetsEveryField) {

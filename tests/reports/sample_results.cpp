@@ -21,6 +21,11 @@ CaseResult full_result(const std::string& id) {
   r.framework = "native";
   r.arch = "n150";
   r.mesh = "1x1";
+  r.weights_dtype = "bfp8_b";
+  r.math_fidelity = "HiFi2";
+  r.optimization_level = 2;
+  r.batch_size = 4;
+  r.sequence_length = 128;
   r.markers = {"inference", "single_device", "red"};
   r.status = "KNOWN_FAILURE_XFAIL";
   r.reason = "it's <b>broken</b> & \"quoted\"";

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "reports/sqlite_database.h"
 #ifdef MESHTEST_HAVE_POSTGRES
 #include "reports/postgres_database.h"
 #endif
@@ -50,6 +51,13 @@ FreshStore fresh_store(const std::string& backend) {
   const auto path = std::filesystem::temp_directory_path() / (unique_name() + ".db");
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
   return {path.string(), ""};
+}
+
+std::unique_ptr<SqlDatabase> open_database(const std::string& url) {
+#ifdef MESHTEST_HAVE_POSTGRES
+  if (is_postgres_url(url)) return std::make_unique<PostgresDatabase>(url);
+#endif
+  return std::make_unique<SqliteDatabase>(url);
 }
 
 }  // namespace meshtest::reports::testing

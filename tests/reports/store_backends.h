@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reports/result_store.h"
+#include "reports/sql_database.h"
 
 namespace meshtest::reports::testing {
 
@@ -17,5 +18,8 @@ struct FreshStore {
 
 // backend: "sqlite" or "postgres". Each call gives a new empty store.
 FreshStore fresh_store(const std::string& backend);
+
+// The bare database behind a store URL (no migration), to write an old schema.
+std::unique_ptr<SqlDatabase> open_database(const std::string& url);
 
 }  // namespace meshtest::reports::testing

@@ -116,7 +116,7 @@ TEST_P(StoreTest, QueriesForResumeHistoryAndScheduling) {
   CaseResult retried = quick_result("b/y", Outcome::Error, 0.9, 2);
   retried.attempt = 2;
   store_->record("run-3", retried);
-  const auto last = store_->last_attempts("run-3");
+  const auto last = store_->last_attempts("run-3", "n150");
   ASSERT_EQ(last.size(), 2u);
   EXPECT_EQ(last.at("a/x").attempt, 1);
   EXPECT_EQ(last.at("a/x").outcome, Outcome::Passed);
@@ -184,6 +184,66 @@ TEST_P(StoreTest, ConcurrentFirstOpensMigrateOnce) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   EXPECT_EQ(open_store(fresh.url)->schema_version(), latest_schema_version());
+}
+
+// The same run id on two arches: two results, the run's arch set, a selection per arch.
+TEST_P(StoreTest, OneRunIdHoldsSeveralArches) {
+  RunInfo run = run_info("nightly", "2026-11-22T01:00:00.000Z");
+  store_->begin_run(run);
+  store_->record_selection("nightly", "n150", "1/2", {"a/x", "b/y"});
+  CaseResult on_n150 = full_result("a/x");
+  store_->record("nightly", on_n150);
+  run.arch = "p150";
+  store_->begin_run(run);  // a p150 shard joins the run
+  store_->record_selection("nightly", "p150", "", {"a/x"});
+  CaseResult on_p150 = on_n150;
+  on_p150.arch = "p150";
+  on_p150.pcc = 0.5;
+  store_->record("nightly", on_p150);
+
+  const auto back = store_->run_results("nightly");
+  ASSERT_EQ(back.size(), 2u) << "the p150 result replaced the n150 one";
+  EXPECT_EQ(back[0].arch, "n150");
+  EXPECT_EQ(back[0].outputs.size(), on_n150.outputs.size());  // each result keeps its own outputs
+  EXPECT_EQ(back[1].arch, "p150");
+  EXPECT_DOUBLE_EQ(back[1].pcc, 0.5);
+  EXPECT_EQ(back[1].outputs.size(), on_p150.outputs.size());
+  EXPECT_EQ(store_->find_run("nightly")->arch, "n150,p150");
+  EXPECT_EQ(store_->last_attempts("nightly", "p150").size(), 1u);
+  const auto selection = store_->run_selection("nightly");
+  ASSERT_EQ(selection.size(), 3u);
+  EXPECT_EQ(selection[0].arch, "n150");
+  EXPECT_EQ(selection[0].shard, "1/2");
+  EXPECT_EQ(selection[2].arch, "p150");
+}
+
+// A store written by schema 4 (arch not in the key, outputs without arch):
+// migrating keeps every result and output, each output with its result's arch.
+TEST_P(StoreTest, MigratesAVersion4StoreKeepingResultsAndOutputs) {
+  const testing::FreshStore v4 = fresh_store(GetParam());
+  {
+    std::unique_ptr<SqlDatabase> db = testing::open_database(v4.url);
+    migrate_schema(*db, 4);
+    db->exec("INSERT INTO runs (run_id, arch, started_at) VALUES ('old', 'n150', '2026-01-01T00:00:00.000Z');"
+             "INSERT INTO results (run_id, test_id, attempt, arch, outcome, pcc) "
+             "VALUES ('old', 't', 1, 'n150', 'passed', 0.995);"
+             "INSERT INTO results (run_id, test_id, attempt, outcome) VALUES ('old', 'u', 1, 'failed');"
+             "INSERT INTO result_outputs (run_id, test_id, attempt, kind, output_name, position, pcc, passed) "
+             "VALUES ('old', 't', 1, 'output', 'logits', 0, 0.995, 1);");
+  }
+  const std::unique_ptr<ResultStore> store = open_store(v4.url);
+  EXPECT_EQ(store->schema_version(), latest_schema_version());
+  const auto results = store->run_results("old");
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].arch, "n150");
+  EXPECT_EQ(results[0].optimization_level, -1);  // not recorded before schema 5
+  ASSERT_EQ(results[0].outputs.size(), 1u);
+  EXPECT_EQ(results[0].outputs[0].name, "logits");
+  EXPECT_EQ(results[1].arch, "");  // a v4 row without an arch keeps an empty one
+  CaseResult on_p150 = results[0];
+  on_p150.arch = "p150";
+  store->record("old", on_p150);  // the new key holds both
+  EXPECT_EQ(store->run_results("old").size(), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),

@@ -49,10 +49,21 @@ TEST_F(SelectionTest, KeywordIsCaseInsensitiveSubstringOfIdOrMarker) {
 
 TEST_F(SelectionTest, MarkerMatchesWholeNamesOnly) {
   EXPECT_EQ(select_cases(cases, {"", "red", {}}).selected.size(), 2u);
-  EXPECT_EQ(select_cases(cases, {"", "re", {}}).selected.size(), 0u);
+  EXPECT_EQ(select_cases(cases, {"", "re", {}, /*allow_unknown_markers=*/true}).selected.size(), 0u);
   const Selection s = select_cases(cases, {"", "red and expected_passing", {}});
   EXPECT_EQ(s.selected.size(), 1u);
   EXPECT_EQ(s.deselected, 2u);
+}
+
+TEST_F(SelectionTest, UnknownMarkerIsAnErrorNamingTheNearest) {
+  try {
+    select_cases(cases, {"", "red and expected_pasing", {}});
+    FAIL() << "an unknown marker was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'expected_pasing'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nearest known marker: 'expected_passing'"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(select_cases(cases, {"", "p150 and red", {}}));  // arch names are always known
 }
 
 TEST_F(SelectionTest, ExactIds) {
