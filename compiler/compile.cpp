@@ -5,10 +5,12 @@
 
 #include "compiler/lower.h"
 #include "core/error.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler {
 
 CompileResult compile_program(const Graph& graph, const CompileOptions& options, const DumpHook& dump) {
+  check_mutant_environment();
   CompileUnit unit{graph, std::nullopt, options, {}};
   PassManager manager = PassManager::default_pipeline(options);
   manager.run(unit, dump);

@@ -18,6 +18,7 @@
 
 #include "compiler/program_serialize.h"
 #include "core/error.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler {
 
@@ -101,6 +102,7 @@ std::optional<FileBytes> FileBytes::read(const std::string& path) {
 }  // namespace
 
 std::string compile_cache_key(const Graph& graph, const CompileOptions& options, const std::string& target) {
+  check_mutant_environment();
   // Everything the IR text says (values, params with their initializers, ops
   // with attributes, outputs), hashed structurally rather than printed;
   // weights that hold data instead of an initializer are hashed by content.
@@ -125,6 +127,9 @@ std::string compile_cache_key(const Graph& graph, const CompileOptions& options,
   h.str(options.fingerprint());
   h.str(target);
   h.str(kCompilerVersion);
+  // A mutated compiler or device (core/mutation.h) gets keys of its own, so
+  // a mutated program never serves or pollutes a normal run.
+  if (active_mutant() != MutantId::None) h.str("mutant " + std::string(active_mutant_name()));
   return h.hex();
 }
 

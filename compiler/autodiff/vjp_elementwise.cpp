@@ -1,10 +1,12 @@
 // Vector-Jacobian rules of the elementwise ops: the unary math functions,
 // add/sub/mul/div/maximum with numpy broadcasting (gradients unbroadcast to
-// each operand's shape), and cast.
+// each operand's shape), and cast. Under the vjp_gelu_tanh_form mutant
+// (core/mutation.h) exact gelu gets the tanh form's derivative.
 #include <cmath>
 
 #include "compiler/autodiff/vjp.h"
 #include "core/error.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler::autodiff {
 
@@ -40,8 +42,9 @@ ValueId unary_grad(Emitter& e, const Op& op, ValueId dy) {
     case OpKind::Relu:
       return e.mul(dy, e.op(OpKind::Greater, {x, e.scalar(0.0, dt)}));
     case OpKind::Gelu:
-      return e.mul(dy, op.attrs.get_string("approximate", "none") == "tanh" ? gelu_tanh_derivative(e, x)
-                                                                            : gelu_erf_derivative(e, x));
+      return e.mul(dy, op.attrs.get_string("approximate", "none") == "tanh" || mutant_active(MutantId::VjpGeluTanhForm)
+                           ? gelu_tanh_derivative(e, x)
+                           : gelu_erf_derivative(e, x));
     case OpKind::Tanh:
       return e.mul(dy, e.sub(e.scalar(1.0, dt), e.mul(y, y)));
     case OpKind::Exp:

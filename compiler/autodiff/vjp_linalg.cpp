@@ -1,17 +1,31 @@
 // Vector-Jacobian rules of matmul (batch dims unbroadcast), linear (PyTorch
 // [N,K] weight layout) and conv2d (through the conv2d_backward_input /
-// conv2d_backward_weight ops).
+// conv2d_backward_weight ops). Under the vjp_matmul_transposed_operand
+// mutant (core/mutation.h) a square operand is used without its transpose.
 #include <algorithm>
 
 #include "compiler/autodiff/vjp.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler::autodiff {
+
+namespace {
+
+// The transpose of the last two dims of `x` a matmul gradient needs; the
+// vjp_matmul_transposed_operand mutant leaves a square `x` as it is.
+ValueId transposed_operand(Emitter& e, ValueId x) {
+  const Shape shape = e.shape(x);
+  const bool square = shape.size() >= 2 && shape[shape.size() - 1] == shape[shape.size() - 2];
+  return square && mutant_active(MutantId::VjpMatmulTransposedOperand) ? x : e.swap_last_two(x);
+}
+
+}  // namespace
 
 Grads vjp_matmul(VjpContext& ctx) {
   Emitter& e = ctx.e;
   Grads g(2, kNoValue);
-  if (ctx.wants(0)) g[0] = e.unbroadcast(e.matmul(ctx.grad, e.swap_last_two(ctx.in(1))), e.shape(ctx.in(0)));
-  if (ctx.wants(1)) g[1] = e.unbroadcast(e.matmul(e.swap_last_two(ctx.in(0)), ctx.grad), e.shape(ctx.in(1)));
+  if (ctx.wants(0)) g[0] = e.unbroadcast(e.matmul(ctx.grad, transposed_operand(e, ctx.in(1))), e.shape(ctx.in(0)));
+  if (ctx.wants(1)) g[1] = e.unbroadcast(e.matmul(transposed_operand(e, ctx.in(0)), ctx.grad), e.shape(ctx.in(1)));
   return g;
 }
 

@@ -1,8 +1,10 @@
 // Vector-Jacobian rules of the neural-network ops: pooling (through the
 // max/avg_pool2d_backward ops), batch_norm (inference semantics, see
 // autodiff.h), layer_norm, softmax, and the composites rms_norm and sdpa.
-// Normalization rules recompute the statistics from x.
+// Normalization rules recompute the statistics from x. Mutants
+// (core/mutation.h): vjp_softmax_x1_5, vjp_layer_norm_no_mean_term.
 #include "compiler/autodiff/vjp.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler::autodiff {
 
@@ -79,8 +81,9 @@ Grads vjp_layer_norm(VjpContext& ctx) {
   Grads g(3, kNoValue);
   if (ctx.wants(0)) {
     const ValueId gy = e.mul(dy, gamma);
-    const ValueId inner =
-        e.sub(e.sub(gy, e.reduce_mean(gy, {-1}, true)), e.mul(xh, e.reduce_mean(e.mul(gy, xh), {-1}, true)));
+    const ValueId centered_gy =
+        mutant_active(MutantId::VjpLayerNormNoMeanTerm) ? gy : e.sub(gy, e.reduce_mean(gy, {-1}, true));
+    const ValueId inner = e.sub(centered_gy, e.mul(xh, e.reduce_mean(e.mul(gy, xh), {-1}, true)));
     g[0] = e.mul(r, inner);
   }
   if (ctx.wants(1)) g[1] = e.unbroadcast(e.mul(dy, xh), d_shape);
@@ -89,7 +92,8 @@ Grads vjp_layer_norm(VjpContext& ctx) {
 }
 
 Grads vjp_softmax(VjpContext& ctx) {
-  return {softmax_grad(ctx.e, ctx.out(), ctx.grad, ctx.op.attrs.get_int("axis", -1))};
+  const ValueId g = softmax_grad(ctx.e, ctx.out(), ctx.grad, ctx.op.attrs.get_int("axis", -1));
+  return {mutant_active(MutantId::VjpSoftmaxScaled) ? ctx.e.scale(g, 1.5) : g};
 }
 
 // y = x r w, r = rsqrt(mean(x^2) + eps) over the last dim;

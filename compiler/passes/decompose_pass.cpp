@@ -4,7 +4,9 @@
 //   s = scale * rsqrt(var + eps), t = bias - mean * s,
 //   y = x * reshape(s, [C,1,1]) + reshape(t, [C,1,1]),
 // whose weight-only parts const-eval folds away at level >= 1.
+// Under the batch_norm_mean_ignored mutant (core/mutation.h) t = bias.
 #include "compiler/graph_rewrite.h"
+#include "core/mutation.h"
 #include "compiler/passes/passes.h"
 
 namespace meshtest::compiler::passes {
@@ -23,7 +25,9 @@ void decompose_batch_norm(Graph& graph, const Op& bn, std::vector<Op>& out) {
            {{"value", bn.attrs.get_float("eps", 1e-5)}, {"dtype", std::string(dtype_name(dtype))}, {"shape", Shape{}}});
   const ValueId inv_std = emit(OpKind::Rsqrt, {emit(OpKind::Add, {bn.inputs[4], eps})});
   const ValueId s = emit(OpKind::Mul, {bn.inputs[1], inv_std});
-  const ValueId t = emit(OpKind::Sub, {bn.inputs[2], emit(OpKind::Mul, {bn.inputs[3], s})});
+  const ValueId t = mutant_active(MutantId::BatchNormMeanIgnored)
+                        ? bn.inputs[2]
+                        : emit(OpKind::Sub, {bn.inputs[2], emit(OpKind::Mul, {bn.inputs[3], s})});
   const Attrs per_channel{{"shape", Shape{channels, 1, 1}}};
   const ValueId scaled = emit(OpKind::Mul, {x, emit(OpKind::Reshape, {s}, per_channel)});
   emit_op(graph, out, OpKind::Add, {scaled, emit(OpKind::Reshape, {t}, per_channel)}, {}, bn.output);

@@ -8,9 +8,11 @@
 
 #include "compiler/compile_options.h"
 #include "core/error.h"
+#include "core/mutation.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/config_cli.h"
 #include "runner/cli/merge_command.h"
+#include "runner/cli/mutate_command.h"
 #include "runner/cli/report_commands.h"
 #include "runner/pipeline/training_steps.h"
 
@@ -141,6 +143,15 @@ int main(int argc, char** argv) {
   merge->add_option("output", merge_output, "Store to merge into (created if missing)")->required();
   merge->add_option("inputs", merge_inputs, "Shard stores; the most recent run of each is taken")->required();
   merge->add_option("--run-id", merge_run_id, "Id of the merged run (default: the first input's run id)");
+  meshtest::runner::MutateOptions mutate_opts{meshtest::runner::kDefaultResultsStore, {}, {}, {}};
+  auto* mutate = app.add_subcommand(
+      "mutate",
+      "Run the selection once without and once per catalogued device mutant (MESHTEST_MUTANT); print the kill "
+      "matrix and mutation score. Other options and the selection go to each `meshtest run`");
+  mutate->allow_extras();
+  mutate->add_option("--db", mutate_opts.db, "SQLite results database every run is stored in")->capture_default_str();
+  mutate->add_option("--mutants", mutate_opts.mutants, "Only these mutants (comma-separated ids)")->delimiter(',');
+  mutate->add_option("--kill-matrix", mutate_opts.kill_matrix_json, "Write the kill matrix as JSON to this file");
   const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
 
@@ -154,6 +165,12 @@ int main(int argc, char** argv) {
   if (check_args || std::string(std::getenv("MESHTEST_PARSE_ONLY") ? std::getenv("MESHTEST_PARSE_ONLY") : "") == "1") {
     std::cout << "meshtest: the arguments parse\n";
     return 0;
+  }
+  try {
+    meshtest::check_mutant_environment();
+  } catch (const meshtest::Error& e) {
+    std::cerr << "meshtest: " << e.what() << "\n";
+    return 2;
   }
 
   if (const char* level = std::getenv("MESHTEST_LOG_LEVEL")) spdlog::set_level(spdlog::level::from_str(level));
@@ -170,6 +187,10 @@ int main(int argc, char** argv) {
       std::unique_ptr<meshtest::runner::ForkServer> server;
       if (run_opts.isolate) server = meshtest::runner::start_worker_server(run_common, run_opts);
       return meshtest::runner::cmd_run(run_common, run_opts, server.get());
+    }
+    if (*mutate) {
+      mutate_opts.run_args = mutate->remaining();
+      return meshtest::runner::cmd_mutate(mutate_opts);
     }
     if (*merge) return meshtest::runner::cmd_merge(merge_output, merge_inputs, merge_run_id);
     if (auto status = report_commands.run()) return *status;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/attrs.h"
+#include "core/mutation.h"
 #include "core/parallel.h"
 #include "core/ops.h"
 #include "core/tensor.h"
@@ -21,7 +22,8 @@
 namespace meshtest::runtime::device_kernels {
 
 // bf16 <-> f32 exactly as core/dtype.h defines it (round to nearest even,
-// quiet NaN), inlined for the inner loops.
+// quiet NaN), inlined for the inner loops. Under the bf16_truncation mutant
+// (core/mutation.h) every f32 -> bf16 rounding of the device truncates.
 inline float load_bf16(uint16_t bits) {
   const uint32_t wide = static_cast<uint32_t>(bits) << 16;
   float value;
@@ -33,6 +35,7 @@ inline uint16_t store_bf16(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
   if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+  if (mutant_active(MutantId::Bf16Truncation)) [[unlikely]] return static_cast<uint16_t>(bits >> 16);
   bits += 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<uint16_t>(bits >> 16);
 }
@@ -57,7 +60,9 @@ void pool2d(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out);
 // ---- device_kernels_nn.cpp ----
 void batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, const Tensor& mean, const Tensor& var,
                 const Attrs& attrs, Tensor& out);
-void layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Attrs& attrs, Tensor& out);
+// variance_ddof: the variance divides by d - variance_ddof (0: as the op defines it).
+void layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Attrs& attrs, Tensor& out,
+                int64_t variance_ddof = 0);
 void softmax(const Tensor& x, const Attrs& attrs, Tensor& out);
 // reduce_sum, reduce_mean, reduce_max.
 void reduce(OpKind kind, const Tensor& x, const Attrs& attrs, Tensor& out);

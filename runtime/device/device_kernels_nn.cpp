@@ -99,7 +99,8 @@ void batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, const 
   });
 }
 
-void layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Attrs& attrs, Tensor& out) {
+void layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Attrs& attrs, Tensor& out,
+                int64_t variance_ddof) {
   require_bf16(x, "layer_norm input");
   const auto eps = static_cast<float>(attrs.get_float("eps", 1e-5));
   const std::vector<float> g = load_vector(gamma, "layer_norm gamma");
@@ -120,7 +121,7 @@ void layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const 
       const float mean = sum / static_cast<float>(d);
       float sq = 0.0f;
       for (float v : row) sq += (v - mean) * (v - mean);
-      const float inv = 1.0f / std::sqrt(sq / static_cast<float>(d) + eps);
+      const float inv = 1.0f / std::sqrt(sq / static_cast<float>(d - variance_ddof) + eps);
       uint16_t* dst = o + r * d;
       for (int64_t i = 0; i < d; ++i) {
         const auto k = static_cast<size_t>(i);

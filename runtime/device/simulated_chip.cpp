@@ -9,8 +9,10 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/mutation.h"
 #include "core/rng.h"
 #include "runtime/device/device_kernels.h"
+#include "runtime/device/device_mutants.h"
 
 namespace meshtest::runtime {
 
@@ -49,6 +51,13 @@ Tensor to_host(const Tensor& device) {
 // layout of core/dtype.h: per block one shared exponent byte, then 16 bytes of
 // sign | 7-bit mantissa; value = mantissa * 2^(exponent - 127 - 6)). A 7-bit
 // mantissa times a power of two is exact in f32 and in bf16.
+// The exponent byte block `blk` of `blocks` is scaled by: its own, or under
+// the bfp8_exponent_from_next_block mutant the next block's (the last keeps its own).
+uint8_t shared_exponent(const uint8_t* blocks_data, int64_t blk, int64_t blocks) {
+  const int64_t from = mutant_active(MutantId::Bfp8ExponentShift) && blk + 1 < blocks ? blk + 1 : blk;
+  return blocks_data[from * static_cast<int64_t>(kBfp8BlockBytes)];
+}
+
 Tensor decode_block_format(const Tensor& t) {
   Tensor out(DType::BF16, t.shape());
   const auto* src = static_cast<const uint8_t*>(t.raw_data());
@@ -58,7 +67,7 @@ Tensor decode_block_format(const Tensor& t) {
   parallel_ranges(blocks, 4096, [&](int64_t begin, int64_t end) {
     for (int64_t blk = begin; blk < end; ++blk) {
       const uint8_t* block = src + blk * static_cast<int64_t>(kBfp8BlockBytes);
-      const float scale = std::ldexp(1.0f, static_cast<int>(block[0]) - 127 - 6);
+      const float scale = std::ldexp(1.0f, static_cast<int>(shared_exponent(src, blk, blocks)) - 127 - 6);
       const int64_t first = blk * kBfp8BlockSize;
       const int64_t count = std::min<int64_t>(kBfp8BlockSize, n - first);
       for (int64_t i = 0; i < count; ++i) {
@@ -72,7 +81,10 @@ Tensor decode_block_format(const Tensor& t) {
 }
 
 void dispatch_kernel(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out) {
-  if (const DeviceKernel* kernel = device_kernel_table().find(instr.kind)) return (*kernel)(instr, in, out);
+  if (const DeviceKernel* kernel = device_kernel_table().find(instr.kind)) {
+    if (!run_mutated_kernel(instr, in, out, *kernel)) (*kernel)(instr, in, out);
+    return;
+  }
   throw RuntimeError("no device kernel for op '" + std::string(op_name(instr.kind)) + "'");
 }
 
@@ -195,6 +207,7 @@ struct ChipRun::State {
         weights(w),
         chip("chip " + std::to_string(chip_id)),
         dram(p, spec.dram_bytes, spec.l1_bytes_total(), chip, stats) {
+    check_mutant_environment();
     const char* env = std::getenv("MESHTEST_TEST_PERTURB_DEVICE_OP");
     perturb_op = env ? env : "";
   }

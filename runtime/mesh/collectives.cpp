@@ -3,6 +3,7 @@
 #include "runtime/mesh/collectives.h"
 
 #include "core/error.h"
+#include "core/mutation.h"
 
 namespace meshtest::runtime {
 
@@ -49,6 +50,16 @@ Tensor sum_group(const std::vector<const Tensor*>& members) {
   }
 }
 
+// The members a reduction sums: all of them, or under the
+// all_reduce_one_chip_short / reduce_scatter_one_chip_short mutants
+// (core/mutation.h) all but the last.
+std::vector<const Tensor*> summed_members(OpKind kind, std::vector<const Tensor*> members) {
+  const bool short_by_one = (kind == OpKind::AllReduce && mutant_active(MutantId::AllReduceOneChipShort)) ||
+                            (kind == OpKind::ReduceScatter && mutant_active(MutantId::ReduceScatterOneChipShort));
+  if (short_by_one && members.size() > 1) members.pop_back();
+  return members;
+}
+
 }  // namespace
 
 bool is_collective(OpKind kind) {
@@ -58,6 +69,7 @@ bool is_collective(OpKind kind) {
 
 CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mesh,
                                 const std::vector<const Tensor*>& operands) {
+  check_mutant_environment();
   if (static_cast<int64_t>(operands.size()) != mesh.size()) {
     throw RuntimeError("collective needs one operand per chip: " + std::to_string(operands.size()) + " for mesh " +
                        mesh.text());
@@ -97,13 +109,13 @@ CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mes
           break;
         }
         case OpKind::AllReduce: {
-          const Tensor sum = sum_group(in);
+          const Tensor sum = sum_group(summed_members(kind, in));
           for (int64_t m : members) result.per_chip[static_cast<size_t>(m)] = sum;
           result.bytes_moved += 2 * (g - 1) * bytes;  // ring: reduce-scatter + all-gather
           break;
         }
         case OpKind::ReduceScatter: {
-          const Tensor sum = sum_group(in);
+          const Tensor sum = sum_group(summed_members(kind, in));
           const int64_t dim = dim_attr("dim");
           for (int64_t r = 0; r < g; ++r) {
             result.per_chip[static_cast<size_t>(members[static_cast<size_t>(r)])] = slice_block(sum, dim, r, g);

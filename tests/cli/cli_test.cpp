@@ -125,6 +125,40 @@ TEST_F(Cli, WrongVjpRuleFailsTheTrainingCaseNamingTheParameter) {
   EXPECT_NE(r.output.find(expected + ": PCC "), std::string::npos) << r.output;
 }
 
+// `meshtest mutate`: a baseline plus one stored run per mutant, the kill
+// matrix and score. linear_bias_ignored breaks both cases; conv2d_bias_ignored
+// never runs (neither model has a convolution), so it survives.
+TEST_F(Cli, MutatePrintsTheKillMatrixAndScoreAndWritesItAsJson) {
+  const fs::path json = dir / "kill.json";
+  const Result r = run("mutate -k \"mnist or bert_tiny\" -m \"single_device and inference\" -j 2 "
+                       "--mutants linear_bias_ignored,conv2d_bias_ignored --kill-matrix " +
+                       json.string() + " " + db());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("kill matrix: 2 mutant(s) x 2 case(s)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("linear_bias_ignored  2/2     xx"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("linear_bias_ignored: [1] pcc "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("mutation score: 1/2 killed (50.0%)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("surviving mutants (1): conv2d_bias_ignored"), std::string::npos) << r.output;
+  const std::string matrix = read_file(json);
+  EXPECT_NE(matrix.find("\"killed\": 1"), std::string::npos) << matrix;
+  EXPECT_NE(matrix.find("\"total\": 2"), std::string::npos) << matrix;
+  EXPECT_EQ(count(matrix, "\"run_id\": \"mutate-"), 2u) << matrix;
+  // Every run is in the store like any other run.
+  const Result history = run("history mnist/image_classification/native-mlp-single_device-inference " + db());
+  EXPECT_EQ(count(history.output, "mutate-"), 3u) << history.output;
+}
+
+TEST_F(Cli, UnknownMutantIsAUsageErrorListingTheKnownOnes) {
+  const Result env = run("collect -k mnist", "MESHTEST_MUTANT=no_such_mutant");
+  EXPECT_EQ(env.status, 2) << env.output;
+  EXPECT_NE(env.output.find("MESHTEST_MUTANT='no_such_mutant' names no catalogued mutant; known: gelu_scale_1pct"),
+            std::string::npos)
+      << env.output;
+  const Result option = run("mutate -k mnist --mutants no_such_mutant " + db());
+  EXPECT_EQ(option.status, 2) << option.output;
+  EXPECT_NE(option.output.find("'no_such_mutant' names no catalogued mutant"), std::string::npos) << option.output;
+}
+
 TEST_F(Cli, OptimizerStepRunsAndABadOneIsAUsageError) {
   const Result ok = run("run mnist/image_classification/native-mlp-single_device-training --optimizer-step sgd:0.1 " + db());
   EXPECT_EQ(ok.status, 0) << ok.output;
