@@ -89,6 +89,8 @@ struct RunInfo {
   std::string run_id;
   std::string git_sha, host, argv, arch, selection, versions;
   std::string started_at, finished_at;
+  // Set when a signal stopped the run ("" otherwise): when, and which ("SIGTERM").
+  std::string interrupted_at, interrupted_by;
 };
 
 // ISO 8601 UTC timestamp of now, with milliseconds.

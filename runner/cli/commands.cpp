@@ -20,6 +20,7 @@
 #include "reports/json_lines.h"
 #include "reports/junit_xml.h"
 #include "reports/result_store.h"
+#include "reports/spooled_store.h"
 #include "runner/collection/collection.h"
 #include "runner/collection/matrix.h"
 #include "runner/engine/console_report.h"
@@ -27,6 +28,7 @@
 #include "runner/engine/process_stats.h"
 #include "runner/engine/run_loop.h"
 #include "runner/engine/shard.h"
+#include "runner/engine/stop_signals.h"
 #include "runner/engine/worker_inprocess.h"
 #include "runner/engine/worker_main.h"
 #include "runner/pipeline/case_pipeline.h"
@@ -148,6 +150,38 @@ std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>
   return out;
 }
 
+// The run's last word to its store and the exit status: finished, interrupted
+// by a signal (128 + signal), or the store given up on (kExitStoreUnreachable).
+int finish_run_in_store(reports::SpooledStore* store, const reports::RunInfo& run, int signal_number,
+                        std::string store_failure, const LoopResult& result, size_t cases, const std::string& db) {
+  if (store && store_failure.empty()) {
+    try {
+      if (signal_number != 0) store->mark_interrupted(run.run_id, run.finished_at, signal_name(signal_number));
+      else store->finish_run(run.run_id, run.finished_at);
+    } catch (const reports::StoreUnreachable& e) {
+      store_failure = e.what();
+    }
+  }
+  const std::string resume = "run the same command with --resume " + run.run_id;
+  if (!store_failure.empty()) {
+    std::cerr << "meshtest: " << store_failure << "\n"
+              << "meshtest: " << store->spooled() << " result(s) not yet stored are kept in " << store->spool_path()
+              << "\n"
+              << "meshtest: when the store is back, " << resume
+              << ": it stores the spooled results first, then runs the cases still owed\n";
+    return kExitStoreUnreachable;
+  }
+  if (signal_number != 0) {
+    std::cerr << "meshtest: interrupted by " << signal_name(signal_number) << " after "
+              << result.final_results.size() << " of " << cases << " case(s)"
+              << (store ? "; the run is marked interrupted in the store" : "") << "\n"
+              << "meshtest: to finish it, " << resume << "\n";
+    return 128 + signal_number;
+  }
+  if (store) std::cout << "results stored in " << db << " (run " << run.run_id << ")\n";
+  return result.unexpected > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const RunOptions& ro) {
@@ -176,31 +210,42 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
 
   const PipelineOptions popts = pipeline_options(o, ro);
   reports::RunInfo run = describe_run(o, ro);
-  std::unique_ptr<reports::ResultStore> store;
+  std::unique_ptr<reports::SpooledStore> store;
   std::unique_ptr<reports::JsonLinesWriter> json_lines;  // --json
   std::map<std::string, reports::CaseHistory> history;
   std::vector<const TestCase*> cases = c->selection.selected;
   LoopOptions lo;
   try {
     lo = loop_options(ro);
-    if (!ro.db.empty()) store = reports::open_store(ro.db);
+    std::unique_ptr<reports::ResultStore> opened;
+    if (!ro.db.empty()) opened = reports::open_store(ro.db);
     std::optional<reports::RunInfo> resumed;
     if (ro.resume) {
-      if (!store) throw Error("--resume needs a results database (--db)");
+      if (!opened) throw Error("--resume needs a results database (--db)");
       const std::optional<std::string> id =
-          ro.resume_run_id.empty() ? store->last_unfinished_run() : std::optional<std::string>(ro.resume_run_id);
+          ro.resume_run_id.empty() ? opened->last_unfinished_run() : std::optional<std::string>(ro.resume_run_id);
       if (!id) throw Error("--resume: '" + ro.db + "' has no unfinished run");
-      resumed = store->find_run(*id);
+      resumed = opened->find_run(*id);
       if (!resumed) throw Error("--resume: '" + ro.db + "' has no run '" + *id + "'");
       run.run_id = *id;
     }
+    const std::string spool = ro.spool.empty() ? "meshtest-spool-" + run.run_id + ".jsonl" : ro.spool;
+    if (resumed) {
+      if (const size_t n = reports::replay_spool(*opened, spool, run.run_id); n > 0) {
+        std::cout << "stored " << n << " result(s) left in the spool " << spool << "\n";
+      }
+    }
     // A resumed run sees the history it started with, so --shard picks the same cases.
-    if (store) history = store->case_history(5, resumed ? resumed->started_at : "");
+    if (opened) history = opened->case_history(5, resumed ? resumed->started_at : "");
     if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
     if (resumed) {
-      cases = unfinished_cases(cases, *store, run.run_id, ro.reruns, lo.first_attempt);
-    } else if (store) {
-      store->begin_run(run);
+      cases = unfinished_cases(cases, *opened, run.run_id, ro.reruns, lo.first_attempt);
+    } else if (opened) {
+      opened->begin_run(run);
+    }
+    if (opened) {
+      store = std::make_unique<reports::SpooledStore>(
+          std::move(opened), [url = ro.db] { return reports::open_store(url); }, spool, ro.store_retry_seconds);
     }
     if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
   } catch (const Error& e) {
@@ -216,18 +261,26 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   if (server) executor = std::make_unique<ProcessPool>(*server, popts, clock);
   else executor = std::make_unique<InProcessExecutor>(popts);
   auto progress = make_progress(std::cout, stdout_is_terminal(), cases.size(), clock);
+  const StopSignals signals;
+  std::string store_failure;  // set when the store stayed unreachable past the bound
+  lo.stop_requested = [&] { return signals.received() != 0 || !store_failure.empty(); };
   const double start = clock.now_seconds();
   LoopResult result = run_cases(cases, history, *executor, lo, *progress, [&](const reports::CaseResult& r) {
-    if (store) store->record(run.run_id, r);
     if (json_lines) json_lines->write(run.run_id, r);
+    if (!store) return;
+    try {
+      store->record(run.run_id, r);
+    } catch (const reports::StoreUnreachable& e) {
+      store_failure = e.what();
+    }
   });
+  executor.reset();  // stops the workers of a stopped run
   const double seconds = clock.now_seconds() - start;
   run.finished_at = reports::utc_now_iso8601();
-  if (store) store->finish_run(run.run_id, run.finished_at);
+  const int signal_number = signals.received();
   if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results);
   print_summary(std::cout, result.final_results, seconds);
-  if (store) std::cout << "results stored in " << ro.db << " (run " << run.run_id << ")\n";
-  return result.unexpected > 0 ? 1 : 0;
+  return finish_run_in_store(store.get(), run, signal_number, store_failure, result, cases.size(), ro.db);
 }
 
 }  // namespace meshtest::runner

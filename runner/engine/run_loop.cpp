@@ -38,7 +38,12 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
   Scheduler scheduler(std::move(jobs), options.memory_budget);
   int64_t memory_in_use = 0;
   LoopResult out;
+  const auto stop_requested = [&] { return options.stop_requested && options.stop_requested(); };
   while (!scheduler.empty() || executor.running() > 0) {
+    if (stop_requested()) {
+      out.stopped = true;
+      break;
+    }
     while (executor.running() < std::max<size_t>(1, options.jobs)) {
       std::optional<ScheduledJob> job = scheduler.next(memory_in_use, executor.running());
       if (!job) break;
@@ -47,6 +52,8 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
       executor.start(*job->test_case, job->attempt, limits_for(*job->test_case, options));
     }
     for (CaseResult& r : executor.collect_finished(0.1)) {
+      // A worker the stopping signal killed too (sent to the whole process group) is no result.
+      if (r.failure_kind == reports::FailureKind::Crash && stop_requested()) continue;
       ScheduledJob job = by_id.at(r.test_id);
       memory_in_use -= job.cost.bytes;
       if (r.attempt > 1 && r.outcome == Outcome::Passed) r.markers.push_back("flaky");

@@ -1,7 +1,7 @@
 // The run loop: schedules the selected cases onto an executor (-j slots, a
 // memory budget), retries failures (--reruns), hands every attempt to
-// `record` as it finishes (so a killed run loses nothing recorded), and
-// drives the progress display.
+// `record` as it finishes (so a killed run loses nothing recorded), drives
+// the progress display, and stops early when asked (LoopOptions::stop_requested).
 #pragma once
 
 #include <functional>
@@ -26,11 +26,15 @@ struct LoopOptions {
   // --resume: cases continuing after a recorded failed attempt start at this
   // attempt (test id -> attempt); every other case starts at 1.
   std::map<std::string, int> first_attempt;
+  // Polled between steps: when it says true (a signal, a store given up on),
+  // no case starts any more and the loop returns; running cases get no result.
+  std::function<bool()> stop_requested;
 };
 
 struct LoopResult {
   std::vector<reports::CaseResult> final_results;  // the last attempt of each case
   size_t unexpected = 0;                           // decides exit status 1
+  bool stopped = false;                            // stop_requested ended the loop early
 };
 
 // The limits of one case: YAML `timeout` over --timeout; marker `notimeout` disables the deadline.
