@@ -21,11 +21,13 @@
 #include "reports/junit_xml.h"
 #include "reports/result_store.h"
 #include "reports/spooled_store.h"
+#include "reports/work_queue.h"
 #include "runner/collection/collection.h"
 #include "runner/collection/matrix.h"
 #include "runner/engine/console_report.h"
 #include "runner/engine/process_pool.h"
 #include "runner/engine/process_stats.h"
+#include "runner/engine/queue_source.h"
 #include "runner/engine/run_loop.h"
 #include "runner/engine/shard.h"
 #include "runner/engine/stop_signals.h"
@@ -214,6 +216,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   std::unique_ptr<reports::JsonLinesWriter> json_lines;  // --json
   std::map<std::string, reports::CaseHistory> history;
   std::vector<const TestCase*> cases = c->selection.selected;
+  std::unique_ptr<reports::WorkQueue> queue;  // --queue
   LoopOptions lo;
   try {
     lo = loop_options(ro);
@@ -237,6 +240,11 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     }
     // A resumed run sees the history it started with, so --shard picks the same cases.
     if (opened) history = opened->case_history(5, resumed ? resumed->started_at : "");
+    if (!ro.queue.empty() && (ro.run_id.empty() || ro.resume || !ro.shard.empty())) {
+      throw Error("--queue needs the --run-id every process shares, and takes neither --resume nor --shard "
+                  "(start the same command again to go on with a queue run)");
+    }
+    if (!ro.queue.empty()) queue = std::make_unique<reports::WorkQueue>(ro.queue);
     if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
     if (resumed) {
       cases = unfinished_cases(cases, *opened, run.run_id, ro.reruns, lo.first_attempt);
@@ -255,6 +263,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
 
   std::cout << "meshtest run " << run.run_id << ": " << cases.size() << " case(s) on " << o.arch;
   if (!ro.shard.empty()) std::cout << " (shard " << ro.shard << ")";
+  if (queue) std::cout << " (shared queue)";
   std::cout << (server ? ", " + std::to_string(lo.jobs) + " worker(s)" : ", in-process") << "\n";
   const SteadyClock clock;
   std::unique_ptr<CaseExecutor> executor;
@@ -265,7 +274,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   std::string store_failure;  // set when the store stayed unreachable past the bound
   lo.stop_requested = [&] { return signals.received() != 0 || !store_failure.empty(); };
   const double start = clock.now_seconds();
-  LoopResult result = run_cases(cases, history, *executor, lo, *progress, [&](const reports::CaseResult& r) {
+  const auto record = [&](const reports::CaseResult& r) {
     if (json_lines) json_lines->write(run.run_id, r);
     if (!store) return;
     try {
@@ -273,7 +282,14 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     } catch (const reports::StoreUnreachable& e) {
       store_failure = e.what();
     }
-  });
+  };
+  LoopResult result;
+  if (queue) {
+    QueueSource source(*queue, run.run_id, cases, history, ro.queue_lease_seconds);
+    result = run_jobs(source, *executor, lo, *progress, record);
+  } else {
+    result = run_cases(cases, history, *executor, lo, *progress, record);
+  }
   executor.reset();  // stops the workers of a stopped run
   const double seconds = clock.now_seconds() - start;
   run.finished_at = reports::utc_now_iso8601();

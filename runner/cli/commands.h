@@ -42,6 +42,9 @@ struct RunOptions {
   // A store that goes away (README "A store that goes away").
   double store_retry_seconds = 300;  // --store-retry-timeout
   std::string spool;                 // --spool; empty: meshtest-spool-RUN_ID.jsonl here
+  // Scale-out (README "A shared queue").
+  std::string queue;                 // --queue postgresql://...; empty: this process's own list
+  double queue_lease_seconds = 60;   // --queue-lease
 };
 
 int cmd_collect(const CommonOptions& common);

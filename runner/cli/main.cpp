@@ -69,6 +69,14 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
                   "past it the run stops with exit 6")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  run->add_option("--queue", o.queue,
+                  "Pull cases from a work queue in this PostgreSQL database, shared by every process started with "
+                  "the same --run-id and selection (machines, CI jobs, array tasks)");
+  run->add_option("--queue-lease", o.queue_lease_seconds,
+                  "Seconds a claimed case stays leased without renewal (renewed while it runs); a dead process's "
+                  "cases go to others after it")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   run->add_option("--spool", o.spool,
                   "File where results wait while the store is unreachable (default: meshtest-spool-RUN_ID.jsonl in "
                   "the current folder)");

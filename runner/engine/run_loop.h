@@ -12,6 +12,7 @@
 #include "reports/case_result.h"
 #include "reports/result_store.h"
 #include "runner/engine/progress.h"
+#include "runner/engine/scheduler.h"
 #include "runner/engine/worker_executor.h"
 
 namespace meshtest::runner {
@@ -46,6 +47,11 @@ bool should_retry(reports::Outcome outcome, int attempt, int reruns);
 // Whether a final result makes the run fail (YAML `flaky: true` cases never do).
 bool fails_run(const TestCase& test_case, const reports::CaseResult& result);
 
+// Runs the jobs `source` hands out until it is empty.
+LoopResult run_jobs(JobSource& source, CaseExecutor& executor, const LoopOptions& options, Progress& progress,
+                    const std::function<void(const reports::CaseResult&)>& record);
+
+// The jobs of `cases`, longest first (by `history`), from a Scheduler.
 LoopResult run_cases(const std::vector<const TestCase*>& cases,
                      const std::map<std::string, reports::CaseHistory>& history, CaseExecutor& executor,
                      const LoopOptions& options, Progress& progress,

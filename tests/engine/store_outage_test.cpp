@@ -2,18 +2,23 @@
 // PostgreSQL server (tests/reports/pg_server.sh): restarted 5 s later, every
 // case still ends with exactly one stored result and the JUnit file lists
 // them all; gone for good, the run exits 6 with its results spooled, and
-// --resume stores them.
+// --resume stores them. And the shared queue (--queue): three processes, one
+// SIGKILLed mid-case, every case ends with exactly one result.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <signal.h>
 #include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "reports/postgres_database.h"
 #include "reports/result_store.h"
+#include "reports/work_queue.h"
 #include "tests/common/background_command.h"
 #include "tests/common/run_command.h"
 
@@ -47,14 +52,14 @@ class StoreOutage : public ::testing::Test {
                                    (dir / "pg").string());
   }
   // The run in the background, in `dir`, its cases held by the gate until open_gate().
-  pid_t start_run(const std::string& options) const {
+  pid_t start_run(const std::string& options, const std::string& log_name = "run.log") const {
     std::ofstream(dir / "gate") << "closed\n";
     std::string ids;
     for (const std::string& v : kVariants) ids += " " + id(v);
     return meshtest::testing::start_background(
         "cd " + dir.string() + " && export MESHTEST_TEST_GATE=" + (dir / "gate").string() + " && exec " +
         MESHTEST_BINARY + " run -j 1 --models-root " + MESHTEST_ENGINE_FIXTURE_ROOT + " --config-dir config --db '" +
-        url + "' --junitxml junit.xml " + options + ids + " > " + log().string() + " 2>&1");
+        url + "' --junitxml junit.xml " + options + ids + " > " + (dir / log_name).string() + " 2>&1");
   }
   void open_gate() const { fs::remove(dir / "gate"); }
   fs::path log() const { return dir / "run.log"; }
@@ -117,6 +122,44 @@ TEST_F(StoreOutage, StoreGoneForGoodEndsTheRunWithExit6AndResumeStoresTheSpool) 
       << read_text_file(log().string());
   expect_one_result_per_case();
   EXPECT_FALSE(fs::exists(spool));
+}
+
+// Three processes on one queue; the one running the gated case is killed
+// (SIGKILL) while it runs; after its lease expires another takes the case over.
+TEST_F(StoreOutage, SharedQueueGivesEveryCaseExactlyOneResultWhenAProcessDies) {
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 3; ++i) {
+    pids.push_back(start_run("--queue '" + url + "' --queue-lease 2 --run-id nightly-q",
+                             "run" + std::to_string(i) + ".log"));
+  }
+  const meshtest::reports::WorkQueue created_here_too(url);  // the table, before the processes make it
+  meshtest::reports::PostgresDatabase db(url);
+  std::string owner;
+  for (int i = 0; i < 3000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const auto leased = db.query("SELECT owner FROM meshtest_queue WHERE state = 'leased'", {});
+    const auto done = db.query("SELECT count(*) FROM meshtest_queue WHERE state = 'done'", {});
+    if (leased.size() == 1 && done.at(0).integer(0) == static_cast<int64_t>(kVariants.size()) - 1) {
+      owner = leased[0].text(0);
+      break;
+    }
+  }
+  ASSERT_FALSE(owner.empty()) << "the gated case never became the only one left";
+  const pid_t holder = std::stoi(owner.substr(owner.rfind(':') + 1));
+  ASSERT_NE(std::find(pids.begin(), pids.end(), holder), pids.end()) << owner;
+  kill(holder, SIGKILL);
+  EXPECT_EQ(meshtest::testing::wait_exit(holder), 128 + SIGKILL);
+  open_gate();
+  for (pid_t pid : pids) {
+    if (pid == holder) continue;
+    EXPECT_EQ(meshtest::testing::wait_exit(pid), 0);
+  }
+  expect_one_result_per_case();
+  EXPECT_EQ(db.query("SELECT count(*) FROM meshtest_queue WHERE state <> 'done'", {}).at(0).integer(0), 0);
+  const auto runs = meshtest::reports::open_store(url)->recent_runs(10);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run_id, "nightly-q");
+  EXPECT_FALSE(runs[0].finished_at.empty());
 }
 
 }  // namespace
