@@ -99,6 +99,8 @@ struct RunInfo {
   // arch: every arch a shard of the run began on, "n150,p150" (sorted).
   std::string git_sha, host, argv, arch, selection, versions;
   std::string started_at, finished_at;
+  // Set when a signal stopped the run ("" otherwise): when, and which ("SIGTERM").
+  std::string interrupted_at, interrupted_by;
 };
 
 // ISO 8601 UTC timestamp of now, with milliseconds.

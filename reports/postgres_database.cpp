@@ -69,7 +69,8 @@ struct Params {
 
 void check(PGconn* conn, const Result& r, const std::string& context) {
   const ExecStatusType status = PQresultStatus(r.res);
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
+  // An empty query: a migration with nothing to add (a version number kept for another branch's fields).
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY) return;
   const char* state = PQresultErrorField(r.res, PG_DIAG_SQLSTATE);
   const std::string code = state ? state : "";
   std::string msg = context + ": " + (r.res ? PQresultErrorMessage(r.res) : PQerrorMessage(conn));
@@ -79,6 +80,11 @@ void check(PGconn* conn, const Result& r, const std::string& context) {
   // us; the retry re-reads the version and finds nothing left to do.
   if (code == "40001" || code == "40P01" || code == "55P03" || code == "42P07" || code == "42701") {
     throw SqlBusy(msg);
+  }
+  // The server went away: libpq's own errors carry no SQLSTATE (the socket
+  // closed, EOF); class 08 is a connection exception; 57P01-57P03: shut down, crashed, starting up.
+  if (PQstatus(conn) == CONNECTION_BAD || code.empty() || code.rfind("08", 0) == 0 || code.rfind("57P0", 0) == 0) {
+    throw SqlConnectionLost(msg);
   }
   throw Error(msg);
 }
@@ -129,7 +135,7 @@ PostgresDatabase::PostgresDatabase(const std::string& url) : redacted_url_(redac
     while (!msg.empty() && msg.back() == '\n') msg.pop_back();
     PQfinish(conn_);
     conn_ = nullptr;
-    throw Error("cannot connect to " + describe() + ": " + msg);
+    throw SqlConnectionLost("cannot connect to " + describe() + ": " + msg);
   }
   PQsetNoticeProcessor(conn_, ignore_notice, nullptr);
 }

@@ -115,6 +115,8 @@ const std::vector<Field<RunInfo>>& run_fields() {
       field<&I::versions>("versions"),
       field<&I::started_at>("started_at"),
       field<&I::finished_at>("finished_at"),
+      field<&I::interrupted_at>("interrupted_at").since(6),
+      field<&I::interrupted_by>("interrupted_by").since(6),
   };
   return kFields;
 }

@@ -51,6 +51,8 @@ class ResultStore {
   // Many results in one transaction (imports, benchmarks): far faster than record() in a loop.
   virtual void record_batch(const std::string& run_id, const std::vector<CaseResult>& results) = 0;
   virtual void finish_run(const std::string& run_id, const std::string& finished_at) = 0;
+  // A signal stopped the run: it stays unfinished (--resume continues it), marked when and by what.
+  virtual void mark_interrupted(const std::string& run_id, const std::string& at, const std::string& by) = 0;
   virtual int schema_version() = 0;
 
   // For --resume: the newest run that never finished, and the highest

@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/error.h"
+
 namespace meshtest::reports {
 
 using SqlValue = std::variant<std::nullptr_t, int64_t, double, std::string>;
@@ -41,6 +43,13 @@ class SqlStatement {
 class SqlBusy : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// Thrown when the connection to a database server is lost or cannot be made
+// (server restarted, network down): the write may succeed over a new connection.
+class SqlConnectionLost : public Error {
+ public:
+  using Error::Error;
 };
 
 class SqlDatabase {

@@ -64,6 +64,12 @@ void SqlStore::finish_run(const std::string& run_id, const std::string& finished
                    [&] { db_->run("UPDATE runs SET finished_at = ? WHERE run_id = ?", {finished_at, run_id}); });
 }
 
+void SqlStore::mark_interrupted(const std::string& run_id, const std::string& at, const std::string& by) {
+  with_transaction(*db_, [&] {
+    db_->run("UPDATE runs SET interrupted_at = ?, interrupted_by = ? WHERE run_id = ?", {at, by, run_id});
+  });
+}
+
 void SqlStore::record(const std::string& run_id, const CaseResult& result) { record_batch(run_id, {result}); }
 
 void SqlStore::record_batch(const std::string& run_id, const std::vector<CaseResult>& results) {

@@ -23,6 +23,7 @@ class SqlStore : public ResultStore {
   void record(const std::string& run_id, const CaseResult& result) override;
   void record_batch(const std::string& run_id, const std::vector<CaseResult>& results) override;
   void finish_run(const std::string& run_id, const std::string& finished_at) override;
+  void mark_interrupted(const std::string& run_id, const std::string& at, const std::string& by) override;
   int schema_version() override;
   std::optional<std::string> last_unfinished_run() override;
   std::map<std::string, LastAttempt> last_attempts(const std::string& run_id, const std::string& arch) override;

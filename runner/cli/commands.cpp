@@ -20,13 +20,17 @@
 #include "reports/json_lines.h"
 #include "reports/junit_xml.h"
 #include "reports/result_store.h"
+#include "reports/spooled_store.h"
+#include "reports/work_queue.h"
 #include "runner/collection/collection.h"
 #include "runner/collection/matrix.h"
 #include "runner/engine/console_report.h"
 #include "runner/engine/process_pool.h"
 #include "runner/engine/process_stats.h"
+#include "runner/engine/queue_source.h"
 #include "runner/engine/run_loop.h"
 #include "runner/engine/shard.h"
+#include "runner/engine/stop_signals.h"
 #include "runner/engine/worker_inprocess.h"
 #include "runner/engine/worker_main.h"
 #include "runner/pipeline/case_pipeline.h"
@@ -192,6 +196,38 @@ size_t stored_unexpected(reports::ResultStore& store, const std::string& run_id,
   return unexpected;
 }
 
+// The run's last word to its store and the exit status: finished, interrupted
+// by a signal (128 + signal), or the store given up on (kExitStoreUnreachable).
+int finish_run_in_store(reports::SpooledStore* store, const reports::RunInfo& run, int signal_number,
+                        std::string store_failure, const LoopResult& result, size_t cases, const std::string& db) {
+  if (store && store_failure.empty()) {
+    try {
+      if (signal_number != 0) store->mark_interrupted(run.run_id, run.finished_at, signal_name(signal_number));
+      else store->finish_run(run.run_id, run.finished_at);
+    } catch (const reports::StoreUnreachable& e) {
+      store_failure = e.what();
+    }
+  }
+  const std::string resume = "run the same command with --resume " + run.run_id;
+  if (!store_failure.empty()) {
+    std::cerr << "meshtest: " << store_failure << "\n"
+              << "meshtest: " << store->spooled() << " result(s) not yet stored are kept in " << store->spool_path()
+              << "\n"
+              << "meshtest: when the store is back, " << resume
+              << ": it stores the spooled results first, then runs the cases still owed\n";
+    return kExitStoreUnreachable;
+  }
+  if (signal_number != 0) {
+    std::cerr << "meshtest: interrupted by " << signal_name(signal_number) << " after "
+              << result.final_results.size() << " of " << cases << " case(s)"
+              << (store ? "; the run is marked interrupted in the store" : "") << "\n"
+              << "meshtest: to finish it, " << resume << "\n";
+    return 128 + signal_number;
+  }
+  if (store) std::cout << "results stored in " << db << " (run " << run.run_id << ")\n";
+  return result.unexpected > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const RunOptions& ro) {
@@ -221,40 +257,57 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
 
   const PipelineOptions popts = pipeline_options(o, ro);
   reports::RunInfo run = describe_run(o, ro);
-  std::unique_ptr<reports::ResultStore> store;
+  std::unique_ptr<reports::SpooledStore> store;
   std::unique_ptr<reports::JsonLinesWriter> json_lines;  // --json
   std::map<std::string, reports::CaseHistory> history;
   std::vector<const TestCase*> cases = c->selection.selected;
   std::vector<const TestCase*> asked;  // this shard's cases, before --resume drops the finished ones
   bool resuming = false;
+  std::unique_ptr<reports::WorkQueue> queue;  // --queue
   LoopOptions lo;
   try {
     lo = loop_options(ro);
-    if (!ro.db.empty()) store = reports::open_store(ro.db);
+    std::unique_ptr<reports::ResultStore> opened;
+    if (!ro.db.empty()) opened = reports::open_store(ro.db);
     std::optional<reports::RunInfo> resumed;
     if (ro.resume) {
-      if (!store) throw Error("--resume needs a results database (--db)");
+      if (!opened) throw Error("--resume needs a results database (--db)");
       const std::optional<std::string> id =
-          ro.resume_run_id.empty() ? store->last_unfinished_run() : std::optional<std::string>(ro.resume_run_id);
+          ro.resume_run_id.empty() ? opened->last_unfinished_run() : std::optional<std::string>(ro.resume_run_id);
       if (!id) throw Error("--resume: '" + ro.db + "' has no unfinished run");
-      resumed = store->find_run(*id);
+      resumed = opened->find_run(*id);
       if (!resumed) throw Error("--resume: '" + ro.db + "' has no run '" + *id + "'");
       run.run_id = *id;
       resuming = true;
     }
+    const std::string spool = ro.spool.empty() ? "meshtest-spool-" + run.run_id + ".jsonl" : ro.spool;
+    if (resumed) {
+      if (const size_t n = reports::replay_spool(*opened, spool, run.run_id); n > 0) {
+        std::cout << "stored " << n << " result(s) left in the spool " << spool << "\n";
+      }
+    }
+    if (!ro.queue.empty() && (ro.run_id.empty() || ro.resume || !ro.shard.empty())) {
+      throw Error("--queue needs the --run-id every process shares, and takes neither --resume nor --shard "
+                  "(start the same command again to go on with a queue run)");
+    }
+    if (!ro.queue.empty()) queue = std::make_unique<reports::WorkQueue>(ro.queue);
     // A resumed run, or a shard joining a run id that exists, sees the
     // history the run started with, so every --shard picks from the same split.
     std::optional<reports::RunInfo> resumed_or_joined;
-    if (store && !resumed && !ro.run_id.empty()) resumed_or_joined = store->find_run(run.run_id);
+    if (opened && !resumed && !ro.run_id.empty()) resumed_or_joined = opened->find_run(run.run_id);
     if (resumed) resumed_or_joined = resumed;
-    if (store) history = store->case_history(5, resumed_or_joined ? resumed_or_joined->started_at : "");
-    if (store) {
-      store->begin_run(run);  // joins an existing run id: adds this arch, marks it unfinished until finish_run
-      record_whole_selection(*store, run.run_id, o.arch, cases, ro.shard, history);
+    if (opened) {
+      history = opened->case_history(5, resumed_or_joined ? resumed_or_joined->started_at : "");
+      opened->begin_run(run);  // joins an existing run id: adds this arch, marks it unfinished until finish_run
+      record_whole_selection(*opened, run.run_id, o.arch, cases, ro.shard, history);
     }
     if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
     asked = cases;
-    if (resumed) cases = unfinished_cases(cases, *store, run.run_id, o.arch, ro.reruns, lo.first_attempt);
+    if (resumed) cases = unfinished_cases(cases, *opened, run.run_id, o.arch, ro.reruns, lo.first_attempt);
+    if (opened) {
+      store = std::make_unique<reports::SpooledStore>(
+          std::move(opened), [url = ro.db] { return reports::open_store(url); }, spool, ro.store_retry_seconds);
+    }
     if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -263,30 +316,52 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
 
   std::cout << "meshtest run " << run.run_id << ": " << cases.size() << " case(s) on " << o.arch;
   if (!ro.shard.empty()) std::cout << " (shard " << ro.shard << ")";
+  if (queue) std::cout << " (shared queue)";
   std::cout << (server ? ", " + std::to_string(lo.jobs) + " worker(s)" : ", in-process") << "\n";
   const SteadyClock clock;
   std::unique_ptr<CaseExecutor> executor;
   if (server) executor = std::make_unique<ProcessPool>(*server, popts, clock);
   else executor = std::make_unique<InProcessExecutor>(popts);
   auto progress = make_progress(std::cout, stdout_is_terminal(), cases.size(), clock);
+  const StopSignals signals;
+  std::string store_failure;  // set when the store stayed unreachable past the bound
+  lo.stop_requested = [&] { return signals.received() != 0 || !store_failure.empty(); };
   const double start = clock.now_seconds();
-  LoopResult result = run_cases(cases, history, *executor, lo, *progress, [&](const reports::CaseResult& r) {
-    if (store) store->record(run.run_id, r);
+  const auto record = [&](const reports::CaseResult& r) {
     if (json_lines) json_lines->write(run.run_id, r);
-  });
+    if (!store) return;
+    try {
+      store->record(run.run_id, r);
+    } catch (const reports::StoreUnreachable& e) {
+      store_failure = e.what();
+    }
+  };
+  LoopResult result;
+  if (queue) {
+    QueueSource source(*queue, run.run_id, cases, history, ro.queue_lease_seconds);
+    result = run_jobs(source, *executor, lo, *progress, record);
+  } else {
+    result = run_cases(cases, history, *executor, lo, *progress, record);
+  }
+  executor.reset();  // stops the workers of a stopped run
   const double seconds = clock.now_seconds() - start;
   run.finished_at = reports::utc_now_iso8601();
-  if (store) store->finish_run(run.run_id, run.finished_at);
+  const int signal_number = signals.received();
   if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results);
   print_summary(std::cout, result.final_results, seconds);
-  if (store) std::cout << "results stored in " << ro.db << " (run " << run.run_id << ")\n";
-  if (resuming) {
-    const size_t unexpected = stored_unexpected(*store, run.run_id, o.arch, asked);
+  const int code = finish_run_in_store(store.get(), run, signal_number, store_failure, result, cases.size(), ro.db);
+  if (!resuming || (code != 0 && code != 1)) return code;
+  // --resume: the outcome of the whole run on this arch and shard, from the store.
+  try {
+    const std::unique_ptr<reports::ResultStore> stored = reports::open_store(ro.db);
+    const size_t unexpected = stored_unexpected(*stored, run.run_id, o.arch, asked);
     std::cout << "run " << run.run_id << " on " << o.arch << ": " << asked.size() << " case(s), " << unexpected
               << " unexpected or without a result\n";
     return unexpected > 0 ? 1 : 0;
+  } catch (const Error& e) {
+    std::cerr << "meshtest: the whole run's outcome could not be read back: " << e.what() << "\n";
+    return kExitStoreUnreachable;
   }
-  return result.unexpected > 0 ? 1 : 0;
 }
 
 }  // namespace meshtest::runner

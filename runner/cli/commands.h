@@ -1,6 +1,6 @@
 // The subcommands behind the CLI: each takes parsed options and returns the
 // process exit status (0 nothing unexpected, 1 something unexpected, 2 usage
-// or config error).
+// or config error; `run` also: kExitStoreUnreachable, 128 + signal when interrupted).
 #pragma once
 
 #include <memory>
@@ -14,6 +14,9 @@
 #include "runner/pipeline/compile_settings.h"
 
 namespace meshtest::runner {
+
+// `run`: the results store stayed unreachable past --store-retry-timeout.
+constexpr int kExitStoreUnreachable = 6;
 
 struct RunOptions {
   std::string junitxml;
@@ -36,6 +39,12 @@ struct RunOptions {
   std::string resume_run_id;      // empty: the last unfinished run
   std::string shard;              // "I/N"
   std::string run_id;             // --run-id; empty: a new id
+  // A store that goes away (README "A store that goes away").
+  double store_retry_seconds = 300;  // --store-retry-timeout
+  std::string spool;                 // --spool; empty: meshtest-spool-RUN_ID.jsonl here
+  // Scale-out (README "A shared queue").
+  std::string queue;                 // --queue postgresql://...; empty: this process's own list
+  double queue_lease_seconds = 60;   // --queue-lease
 };
 
 // Exit status when the selection matches no case (as pytest's 5).

@@ -70,6 +70,22 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
       ->check(CLI::NonNegativeNumber);
   run->add_option("--shard", o.shard, "Run shard I of N (I/N, 1-based) of the selection");
   run->add_option("--run-id", o.run_id, "Id of the new run (e.g. shared by CI shards)");
+  run->add_option("--store-retry-timeout", o.store_retry_seconds,
+                  "Seconds to keep retrying a results store whose connection was lost (results wait in the spool); "
+                  "past it the run stops with exit 6")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--queue", o.queue,
+                  "Pull cases from a work queue in this PostgreSQL database, shared by every process started with "
+                  "the same --run-id and selection (machines, CI jobs, array tasks)");
+  run->add_option("--queue-lease", o.queue_lease_seconds,
+                  "Seconds a claimed case stays leased without renewal (renewed while it runs); a dead process's "
+                  "cases go to others after it")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--spool", o.spool,
+                  "File where results wait while the store is unreachable (default: meshtest-spool-RUN_ID.jsonl in "
+                  "the current folder)");
   // Given or not is read after parsing (RunOptions::resume).
   return run->add_option("--resume", o.resume_run_id,
                          "Continue the last unfinished run (or RUN_ID), skipping finished cases")
@@ -121,7 +137,12 @@ int main(int argc, char** argv) {
   add_selection_options(run, run_common);
   run->add_option("--junitxml", run_opts.junitxml, "Write a JUnit XML report to this file");
   run->add_option("--json", run_opts.json, "Write JSON lines to this file: one result per line, as each finishes");
-  run->add_option("--db", run_opts.db, "SQLite results database (\"\" to disable)")->capture_default_str();
+  run->add_option("--db", run_opts.db, "Results store: SQLite file or postgresql:// URL (\"\" to disable)")
+      ->capture_default_str();
+  run->footer(
+      "Exit status: 0 nothing unexpected; 1 an unexpected failure or pass; 2 usage or config error; 6 the results "
+      "store stayed unreachable past --store-retry-timeout (resume with --resume RUN_ID); 130 interrupted by SIGINT, "
+      "143 by SIGTERM (reports written, run marked interrupted; resume with --resume).");
   int optimization_level = meshtest::compiler::kDefaultOptimizationLevel;
   run->add_option("--optimization-level", optimization_level, "Compiler optimization level")
       ->check(CLI::Range(0, 2))

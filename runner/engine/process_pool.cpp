@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "runner/engine/process_stats.h"
+#include "runner/engine/stop_signals.h"
 #include "runner/engine/worker_main.h"
 
 namespace meshtest::runner {
@@ -32,11 +33,7 @@ void make_pipe(int fds[2]) {
   fcntl(fds[0], F_SETFL, O_NONBLOCK);
 }
 
-std::string signal_text(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  const std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-  return name + " (" + strsignal(sig) + ")";
-}
+std::string signal_text(int sig) { return signal_name(sig) + " (" + strsignal(sig) + ")"; }
 
 std::string mib(int64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
 

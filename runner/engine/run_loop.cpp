@@ -29,24 +29,36 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
                      const LoopOptions& options, Progress& progress,
                      const std::function<void(const CaseResult&)>& record) {
   std::vector<ScheduledJob> jobs;
-  std::map<std::string, ScheduledJob> by_id;
   for (const TestCase* t : cases) {
     const auto first = options.first_attempt.find(t->id);
     jobs.push_back({t, estimate_cost(*t, history), first == options.first_attempt.end() ? 1 : first->second});
-    by_id[t->id] = jobs.back();
   }
   Scheduler scheduler(std::move(jobs), options.memory_budget);
+  return run_jobs(scheduler, executor, options, progress, record);
+}
+
+LoopResult run_jobs(JobSource& source, CaseExecutor& executor, const LoopOptions& options, Progress& progress,
+                    const std::function<void(const CaseResult&)>& record) {
+  std::map<std::string, ScheduledJob> by_id;  // the jobs running
   int64_t memory_in_use = 0;
   LoopResult out;
-  while (!scheduler.empty() || executor.running() > 0) {
+  const auto stop_requested = [&] { return options.stop_requested && options.stop_requested(); };
+  while (!source.empty() || executor.running() > 0) {
+    if (stop_requested()) {
+      out.stopped = true;
+      break;
+    }
     while (executor.running() < std::max<size_t>(1, options.jobs)) {
-      std::optional<ScheduledJob> job = scheduler.next(memory_in_use, executor.running());
+      std::optional<ScheduledJob> job = source.next(memory_in_use, executor.running());
       if (!job) break;
       memory_in_use += job->cost.bytes;
+      by_id[job->test_case->id] = *job;
       progress.started(job->test_case->id);
       executor.start(*job->test_case, job->attempt, limits_for(*job->test_case, options));
     }
     for (CaseResult& r : executor.collect_finished(0.1)) {
+      // A worker the stopping signal killed too (sent to the whole process group) is no result.
+      if (r.failure_kind == reports::FailureKind::Crash && stop_requested()) continue;
       ScheduledJob job = by_id.at(r.test_id);
       memory_in_use -= job.cost.bytes;
       if (r.attempt > 1 && r.outcome == Outcome::Passed) r.markers.push_back("flaky");
@@ -55,13 +67,15 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
       progress.finished(r, !retry);
       if (retry) {
         job.attempt = r.attempt + 1;
-        scheduler.retry(job);
+        source.retry(job);
         continue;
       }
+      source.finished(job);
       if (is_unexpected(r)) ++out.unexpected;
       out.final_results.push_back(std::move(r));
     }
     progress.tick();
+    source.tick();
   }
   progress.close();
   std::sort(out.final_results.begin(), out.final_results.end(),

@@ -1,7 +1,7 @@
 // The run loop: schedules the selected cases onto an executor (-j slots, a
 // memory budget), retries failures (--reruns), hands every attempt to
-// `record` as it finishes (so a killed run loses nothing recorded), and
-// drives the progress display.
+// `record` as it finishes (so a killed run loses nothing recorded), drives
+// the progress display, and stops early when asked (LoopOptions::stop_requested).
 #pragma once
 
 #include <functional>
@@ -12,6 +12,7 @@
 #include "reports/case_result.h"
 #include "reports/result_store.h"
 #include "runner/engine/progress.h"
+#include "runner/engine/scheduler.h"
 #include "runner/engine/worker_executor.h"
 
 namespace meshtest::runner {
@@ -26,11 +27,15 @@ struct LoopOptions {
   // --resume: cases continuing after a recorded failed attempt start at this
   // attempt (test id -> attempt); every other case starts at 1.
   std::map<std::string, int> first_attempt;
+  // Polled between steps: when it says true (a signal, a store given up on),
+  // no case starts any more and the loop returns; running cases get no result.
+  std::function<bool()> stop_requested;
 };
 
 struct LoopResult {
   std::vector<reports::CaseResult> final_results;  // the last attempt of each case
   size_t unexpected = 0;                           // decides exit status 1
+  bool stopped = false;                            // stop_requested ended the loop early
 };
 
 // The limits of one case: YAML `timeout` over --timeout; marker `notimeout` disables the deadline.
@@ -42,6 +47,11 @@ bool should_retry(reports::Outcome outcome, int attempt, int reruns);
 // Whether a final result makes the run fail (YAML `flaky: true` cases never do).
 bool fails_run(const TestCase& test_case, const reports::CaseResult& result);
 
+// Runs the jobs `source` hands out until it is empty.
+LoopResult run_jobs(JobSource& source, CaseExecutor& executor, const LoopOptions& options, Progress& progress,
+                    const std::function<void(const reports::CaseResult&)>& record);
+
+// The jobs of `cases`, longest first (by `history`), from a Scheduler.
 LoopResult run_cases(const std::vector<const TestCase*>& cases,
                      const std::map<std::string, reports::CaseHistory>& history, CaseExecutor& executor,
                      const LoopOptions& options, Progress& progress,

@@ -34,14 +34,30 @@ struct ScheduledJob {
   int attempt = 1;
 };
 
-class Scheduler {
+// Where the run loop takes its next case from: this process's own list
+// (Scheduler) or a queue shared by many machines (runner/engine/queue_source.h).
+class JobSource {
  public:
-  Scheduler(std::vector<ScheduledJob> jobs, int64_t memory_budget);
+  virtual ~JobSource() = default;
   // The next job that fits next to `memory_in_use` (anything fits when
   // nothing runs); nullopt when none fits now or none is left.
-  std::optional<ScheduledJob> next(int64_t memory_in_use, size_t running);
-  void retry(ScheduledJob job) { queue_.push_front(std::move(job)); }
-  bool empty() const { return queue_.empty(); }
+  virtual std::optional<ScheduledJob> next(int64_t memory_in_use, size_t running) = 0;
+  // A failed attempt to run again (--reruns), before anything else.
+  virtual void retry(ScheduledJob job) = 0;
+  // Nothing left to start, here or (for a shared queue) anywhere.
+  virtual bool empty() = 0;
+  // The case has its final result.
+  virtual void finished(const ScheduledJob&) {}
+  // Called once per turn of the run loop.
+  virtual void tick() {}
+};
+
+class Scheduler : public JobSource {
+ public:
+  Scheduler(std::vector<ScheduledJob> jobs, int64_t memory_budget);
+  std::optional<ScheduledJob> next(int64_t memory_in_use, size_t running) override;
+  void retry(ScheduledJob job) override { queue_.push_front(std::move(job)); }
+  bool empty() override { return queue_.empty(); }
 
  private:
   std::deque<ScheduledJob> queue_;

@@ -26,11 +26,8 @@ Result run(const std::string& args, const std::string& env = "") {
 
 std::string read_file(const fs::path& p) { return meshtest::testing::read_text_file(p.string()); }
 
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
-  return n;
-}
+using meshtest::testing::count_occurrences;
+size_t count(const std::string& text, const std::string& needle) { return count_occurrences(text, needle); }
 
 class Cli : public ::testing::Test {
  protected:

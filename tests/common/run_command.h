@@ -1,11 +1,14 @@
 // Shared by the whole-binary tests: run a shell command and capture its exit
-// status and combined stdout/stderr; read a whole text file.
+// status and combined stdout/stderr; read a whole text file; count a string's
+// occurrences; a fresh temp folder per test.
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -34,6 +37,21 @@ inline std::string read_text_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+inline size_t count_occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+// An empty folder in the temp dir named after `prefix`, this process and the running test.
+inline std::filesystem::path fresh_test_dir(const std::string& prefix, const std::string& test_name) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()) + "_" + test_name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 }  // namespace meshtest::testing

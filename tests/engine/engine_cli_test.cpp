@@ -1,6 +1,7 @@
 // Whole-binary tests of the execution engine on the fault-injection loader:
 // every way a model can go wrong yields its phase and failure kind while the
 // other cases pass; SIGKILL + --resume gives exactly one result per case;
+// SIGTERM writes the reports, marks the run interrupted and exits 143;
 // reruns record flaky cases; shards cover every case once and merge into one run.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/background_command.h"
 #include "tests/common/run_command.h"
 
 namespace {
@@ -69,9 +71,8 @@ std::string read_file(const fs::path& p) { return meshtest::testing::read_text_f
 class Engine : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = fs::temp_directory_path() / ("meshtest_engine_" + std::to_string(getpid()) + "_" +
-                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
+    dir = meshtest::testing::fresh_test_dir("meshtest_engine_",
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir / "config");
   }
   void TearDown() override { fs::remove_all(dir); }
@@ -175,30 +176,15 @@ TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
   std::ofstream(gate) << "closed\n";
   const fs::path log = dir / "first.log";
   const std::vector<std::string> variants = {"ok", "gate", "big_output", "throw_load_model", "throw_golden"};
-  const std::string cmd = "export MESHTEST_TEST_GATE=" + gate.string() + "; exec " + MESHTEST_BINARY + " run -j 2 " +
-                          common() + ids(variants) + " > " + log.string() + " 2>&1";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = meshtest::testing::start_background("export MESHTEST_TEST_GATE=" + gate.string() + "; exec " +
+                                                        MESHTEST_BINARY + " run -j 2 " + common() + ids(variants) +
+                                                        " > " + log.string() + " 2>&1");
   ASSERT_GT(pid, 0);
   // Wait until every case but the gated one has a result, then kill the runner.
-  auto finished_lines = [&] {
-    const std::string text = read_file(log);
-    size_t n = 0;
-    for (const char* label : {"\nPASSED ", "\nFAILED "}) {
-      for (size_t at = text.find(label); at != std::string::npos; at = text.find(label, at + 1)) ++n;
-    }
-    return n;
-  };
-  for (int i = 0; i < 3000 && finished_lines() < 4; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  meshtest::testing::wait_for_finished(log.string(), 4);
   ASSERT_EQ(query(db(), "SELECT test_id FROM results").size(), 4u) << read_file(log);
   kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  meshtest::testing::wait_exit(pid);
   EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 1u);
 
   fs::remove(gate);
@@ -212,6 +198,38 @@ TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
   EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 0u);
   // Nothing left to resume.
   EXPECT_EQ(run("run --resume " + common() + ids(variants)).status, 2);
+}
+
+// A CI cancel: SIGTERM after 4 of 5 cases. The run stops its worker, writes
+// JUnit for the 4, marks itself interrupted, exits 143; --resume finishes it.
+TEST_F(Engine, SigtermWritesReportsMarksTheRunInterruptedAndResumeFinishesIt) {
+  const fs::path gate = dir / "gate", log = dir / "first.log", junit = dir / "junit.xml";
+  std::ofstream(gate) << "closed\n";
+  const std::vector<std::string> variants = {"ok", "gate", "big_output", "throw_load_model", "throw_golden"};
+  const pid_t pid = meshtest::testing::start_background(
+      "export MESHTEST_TEST_GATE=" + gate.string() + "; exec " + MESHTEST_BINARY + " run -j 2 --junitxml " +
+      junit.string() + " " + common() + ids(variants) + " > " + log.string() + " 2>&1");
+  ASSERT_GT(pid, 0);
+  meshtest::testing::wait_for_finished(log.string(), 4);
+  ASSERT_EQ(query(db(), "SELECT test_id FROM results").size(), 4u) << read_file(log);
+  kill(pid, SIGTERM);
+  EXPECT_EQ(meshtest::testing::wait_exit(pid), 143) << read_file(log);
+  const std::string output = read_file(log);
+  EXPECT_NE(output.find("interrupted by SIGTERM after 4 of 5 case(s)"), std::string::npos) << output;
+  EXPECT_NE(output.find("== 2 passed, 2 failed"), std::string::npos) << output;
+  const std::string xml = read_file(junit);
+  EXPECT_EQ(meshtest::testing::count_occurrences(xml, "<testcase "), 4u) << xml;
+  EXPECT_EQ(xml.find("name=\"" + id("gate") + "\""), std::string::npos) << "the stopped case has no result";
+  EXPECT_EQ(query(db(), "SELECT interrupted_by FROM runs WHERE finished_at IS NULL AND interrupted_at <> ''"),
+            std::vector<std::string>{"SIGTERM"});
+
+  fs::remove(gate);
+  const Result r = run("run --resume -j 2 " + common() + ids(variants));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 of 5 case(s) already have a final result"), std::string::npos) << r.output;
+  EXPECT_EQ(query(db(), "SELECT test_id FROM results GROUP BY test_id HAVING count(*) = 1").size(), 5u);
+  EXPECT_EQ(query(db(), "SELECT test_id FROM results").size(), 5u);
+  EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 0u);
 }
 
 // The store after a kill between a failed attempt and its retry: attempt 1

@@ -4,6 +4,8 @@
 # test runs never collide on a port. `start STATE_FILE` writes the server's URL
 # to STATE_FILE, or "skip: <reason>" when Debian's postgresql is not installed
 # (the tests then skip loudly). `stop STATE_FILE` shuts it down and removes it.
+# For outage tests: `crash STATE_FILE` stops it at once (immediate mode, as a
+# crash), `restart STATE_FILE` starts the same server again.
 set -euo pipefail
 action="$1"
 state="$2"
@@ -15,6 +17,11 @@ find_bin() {
 
 as_owner() {  # initdb and postgres refuse to run as root
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start_server() {  # the server in $1, listening on a socket there only
+  as_owner "$pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 \
+    -o "-c listen_addresses='' -c unix_socket_directories='$1' -c fsync=off -c max_connections=50" start >/dev/null
 }
 
 if [ "$action" = start ]; then
@@ -33,11 +40,15 @@ if [ "$action" = start ]; then
   user=$(id -un)
   if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; user=postgres; fi
   as_owner "$initdb" -D "$dir/data" -U "$user" --auth=trust --no-sync -E UTF8 >"$dir/initdb.log" 2>&1
-  as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=off -c max_connections=50" start >/dev/null
+  start_server "$dir"
   echo "postgresql:///postgres?host=$dir&user=$user" >"$state"
   echo "$dir" >"$state.dir"
   echo "pg_server.sh: PostgreSQL running at $(cat "$state")"
+elif [ "$action" = crash ]; then
+  as_owner "$(find_bin pg_ctl)" -D "$(cat "$state.dir")/data" -m immediate -w stop >/dev/null
+elif [ "$action" = restart ]; then
+  pg_ctl=$(find_bin pg_ctl)
+  start_server "$(cat "$state.dir")"
 elif [ "$action" = stop ]; then
   if [ -f "$state.dir" ]; then
     dir=$(cat "$state.dir")
