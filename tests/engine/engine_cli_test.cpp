@@ -357,24 +357,63 @@ TEST_F(Engine, EmptySelectionExitsFiveAndUnknownMarkersAreErrors) {
 // One nightly run id on two arches x three shards, one p150 shard never
 // started: every case is recorded per arch or reported MISSING, and the exit
 // statuses say so (the kill-and-resume of a shard is KilledRunResumes...).
+// One nightly run id on two arches x 3 shards: on p150 the shard holding the
+// gated case is killed mid-case (SIGKILL) and resumed, another never starts.
 TEST_F(Engine, TwoArchThreeShardNightlyReportsEveryCaseOrMissing) {
-  const std::string cases = ids({"ok", "big_output", "exit0", "throw_load_model", "throw_golden", "throw_load_inputs"});
+  const std::string cases =
+      ids({"ok", "big_output", "exit0", "throw_load_model", "throw_golden", "throw_load_inputs", "gate"});
   ASSERT_EQ(run("run -j 2 --run-id base " + common() + cases).status, 1);  // exit0 is an error
-  for (const char* arch : {"n150", "p150"}) {
-    for (int shard = 1; shard <= 3; ++shard) {
-      if (std::string(arch) == "p150" && shard == 3) continue;  // never started
-      const Result r = run("run -j 2 --run-id nightly --arch " + std::string(arch) + " --shard " +
-                           std::to_string(shard) + "/3 " + common() + cases);
+  auto shard_run = [&](const std::string& arch, const std::string& shard) {
+    return "run -j 2 --run-id nightly --arch " + arch + " --shard " + shard + " " + common() + cases;
+  };
+  for (int shard = 1; shard <= 3; ++shard) {
+    const Result r = run(shard_run("n150", std::to_string(shard) + "/3"));
+    ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
+  }
+  // Every arch splits the same way: the gated case's shard is known from n150's selection.
+  const std::string gated_shard =
+      query(db(), "SELECT shard FROM run_cases WHERE run_id = 'nightly' AND arch = 'n150' AND test_id = '" +
+                      id("gate") + "'").at(0);
+  const size_t gated_cases =
+      query(db(), "SELECT test_id FROM run_cases WHERE run_id = 'nightly' AND arch = 'n150' AND shard = '" +
+                      gated_shard + "'").size();
+  const std::string never_shard = gated_shard == "3/3" ? "2/3" : "3/3";
+  for (int shard = 1; shard <= 3; ++shard) {
+    const std::string label = std::to_string(shard) + "/3";
+    if (label == never_shard) continue;
+    if (label != gated_shard) {
+      const Result r = run(shard_run("p150", label));
       ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
+      continue;
     }
+    const fs::path gate = dir / "gate", log = dir / "killed_shard.log";
+    std::ofstream(gate) << "closed\n";
+    // The gated case waits for the kill, however slow the other cases are.
+    std::string killed_run = shard_run("p150", label);
+    killed_run.replace(killed_run.find("--timeout 4 "), 12, "--timeout 300 ");
+    const pid_t pid = meshtest::testing::start_background("export MESHTEST_TEST_GATE=" + gate.string() + "; exec " +
+                                                          MESHTEST_BINARY + " " + killed_run + " > " + log.string() +
+                                                          " 2>&1");
+    ASSERT_GT(pid, 0);
+    meshtest::testing::wait_for_finished(log.string(), gated_cases - 1);  // all but the gated case
+    kill(pid, SIGKILL);
+    meshtest::testing::wait_exit(pid);
+    fs::remove(gate);
+    const Result resumed = run("run --resume nightly -j 2 --arch p150 --shard " + label + " " + common() + cases);
+    ASSERT_TRUE(resumed.status == 0 || resumed.status == 1) << resumed.output;
+    EXPECT_NE(resumed.output.find("1 case(s) on p150"), std::string::npos) << resumed.output;  // only the killed one
   }
   EXPECT_EQ(query(db(), "SELECT arch FROM runs WHERE run_id = 'nightly'"), std::vector<std::string>{"n150,p150"});
-  EXPECT_EQ(query(db(), "SELECT test_id FROM results WHERE run_id = 'nightly' AND arch = 'n150'").size(), 6u);
+  EXPECT_EQ(query(db(), "SELECT test_id FROM results WHERE run_id = 'nightly' AND arch = 'n150'").size(), 7u);
+  // The killed-and-resumed case has exactly one result on p150.
+  EXPECT_EQ(query(db(), "SELECT attempt FROM results WHERE run_id = 'nightly' AND arch = 'p150' AND test_id = '" +
+                            id("gate") + "'").size(),
+            1u);
   const auto p150_missing = query(db(), "SELECT c.test_id FROM run_cases c LEFT JOIN results r ON "
                                         "r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id "
                                         "WHERE c.run_id = 'nightly' AND c.arch = 'p150' AND r.test_id IS NULL ORDER BY c.test_id");
   const auto never_started = query(db(), "SELECT test_id FROM run_cases WHERE run_id = 'nightly' AND arch = 'p150' "
-                                         "AND shard = '3/3' ORDER BY test_id");
+                                         "AND shard = '" + never_shard + "' ORDER BY test_id");
   ASSERT_FALSE(never_started.empty());
   EXPECT_EQ(p150_missing, never_started);
 
