@@ -27,6 +27,7 @@ class SqlRow {
   double real(size_t i) const;      // NaN when NULL
   int64_t integer(size_t i) const;  // 0 when NULL
   bool is_null(size_t i) const { return !cells_.at(i).has_value(); }
+  size_t size() const { return cells_.size(); }
 
  private:
   std::vector<std::optional<std::string>> cells_;
