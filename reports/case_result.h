@@ -59,6 +59,7 @@ struct CaseResult {
   std::string phase;  // last phase entered
   FailureKind failure_kind = FailureKind::None;
   std::string error_message;
+  std::string saved_tensors;  // --save-tensors: the folder this failure's tensors went to; empty: none saved
   // Comparison.
   double pcc = NAN;  // minimum over outputs
   double atol = NAN;

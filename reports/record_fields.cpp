@@ -85,6 +85,7 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::optimization_level>("optimization_level").since(5),
       field<&R::batch_size>("batch_size").since(5),
       field<&R::sequence_length>("sequence_length").since(5),
+      field<&R::saved_tensors>("saved_tensors").since(7),
   };
   return kFields;
 }

@@ -24,6 +24,7 @@ struct RunOptions {
   std::string db = kDefaultResultsStore;  // "" disables the store
   bool force_run = false;
   bool strict_xfail = true;
+  std::string save_tensors_dir;  // --save-tensors DIR; empty: off
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
   std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
   std::string argv;  // recorded with the run

@@ -152,6 +152,9 @@ int main(int argc, char** argv) {
   run->add_option("--optimizer-step", run_opts.optimizer_step,
                   "Training cases also apply one SGD step (sgd:LR) on both sides and compare the updated weights")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_optimizer_step(v); }));
+  run->add_option("--save-tensors", run_opts.save_tensors_dir,
+                  "Write each failed case's inputs, golden and device outputs (training: and gradients) as "
+                  "safetensors under DIR/<test id>/");
   run->add_option("--backend", run_opts.backend, "Device backend, by name")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
       ->capture_default_str();

@@ -12,8 +12,10 @@
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/host_memory.h"
 #include "runner/pipeline/inference_steps.h"
+#include "runner/pipeline/input_file.h"
 #include "runner/pipeline/parallel_setup.h"
 #include "runner/pipeline/run_mode_steps.h"
+#include "runner/pipeline/saved_tensors.h"
 #include "runner/pipeline/test_fault_hook.h"
 #include "runner/pipeline/training_steps.h"
 
@@ -85,6 +87,19 @@ void record_numeric_settings(const TestCase& c, const PipelineOptions& options, 
       c, c.run_mode == RunMode::Training ? training_load_options(c.expectation) : sdk::LoadOptions{}, options.arch);
   r.batch_size = load.batch_size.value_or(0);
   r.sequence_length = load.seq_len.value_or(0);
+}
+
+// --save-tensors: the failed case's inputs and whatever the run mode has
+// (saved_tensors.h); a write error is added to the failure's message.
+void save_failure(const RunModeSteps& steps, const LoadedCase& loaded, const std::vector<Tensor>& device,
+                  const std::string& dir, CaseResult& r) {
+  SavedTensors files = steps.tensors_to_save(loaded, device);
+  files["inputs"] = loaded.inputs;
+  try {
+    r.saved_tensors = save_case_tensors(dir, r.test_id, files);
+  } catch (const std::exception& e) {
+    r.error_message += std::string("; --save-tensors failed: ") + e.what();
+  }
 }
 
 }  // namespace
@@ -171,9 +186,11 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     PhaseClock clock(r.seconds.golden);
     steps->run_golden(loaded);
   };
+  // Kept past a failure for --save-tensors: what loaded, what the device returned.
+  LoadedCase loaded;
+  std::vector<Tensor> checked_device;
   try {
     enter(Phase::LoadModel);
-    LoadedCase loaded;
     {
       PhaseClock clock(r.seconds.load);
       const sdk::LoadOptions load_options = steps->load_options();
@@ -182,6 +199,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       steps->model_loaded(loaded.model);
       enter(Phase::LoadInputs);
       loaded.inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
+      apply_input_file(c.info.variant, loaded.inputs);
       ParallelPlan parallel = prepare_parallel(c, loaded.model, loaded.inputs, options.arch);
       if (!parallel.skip_reason.empty()) return not_run("", parallel.skip_reason);
       loaded.sharding = std::move(parallel.sharding);
@@ -209,6 +227,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       record_execution_stats(stats, options.chip, r);
     }
     steps->check_device_outputs(device);
+    checked_device = device;
     enter(Phase::Compare);
     CaseVerdict verdict;
     {
@@ -233,6 +252,9 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
                          : FailureKind::Exception;
     r.error_message = e.what();
     r.outcome = judge(false, c.expectation, options.strict_xfail);
+  }
+  if (r.outcome == Outcome::Failed && !options.save_tensors_dir.empty()) {
+    save_failure(*steps, loaded, checked_device, options.save_tensors_dir, r);
   }
   return finish(r);
 }

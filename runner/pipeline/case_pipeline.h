@@ -33,6 +33,7 @@ struct PipelineOptions {
   bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
   bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
   std::optional<double> sgd_learning_rate;  // --optimizer-step sgd:LR (training cases)
+  std::string save_tensors_dir;             // --save-tensors DIR: a failed case's tensors (saved_tensors.h); empty: off
 };
 
 enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };

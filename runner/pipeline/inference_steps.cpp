@@ -7,6 +7,12 @@ namespace meshtest::runner {
 
 namespace {
 
+std::vector<std::string> output_names(const Graph& graph) {
+  std::vector<std::string> names;
+  for (const GraphOutput& o : graph.outputs) names.push_back(o.name);
+  return names;
+}
+
 class InferenceSteps : public RunModeSteps {
  public:
   explicit InferenceSteps(bool compile_only) : compile_only_(compile_only) {}
@@ -28,14 +34,18 @@ class InferenceSteps : public RunModeSteps {
 
   CaseVerdict compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
                       const comparators::ComparisonConfig& config) override {
-    std::vector<std::string> names;
-    for (const GraphOutput& o : loaded.model.graph.outputs) names.push_back(o.name);
-    const comparators::Verdict verdict = comparators::compare_outputs(names, device, golden_, config);
+    const comparators::Verdict verdict =
+        comparators::compare_outputs(output_names(loaded.model.graph), device, golden_, config);
     CaseVerdict v = summary_of(verdict);
     for (const comparators::OutputMetrics& m : verdict.outputs) {
       v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "output", m.norm_ratio});
     }
     return v;
+  }
+
+  SavedTensors tensors_to_save(const LoadedCase& loaded, const std::vector<Tensor>& device) const override {
+    const std::vector<std::string> names = output_names(loaded.model.graph);
+    return {{"golden", named_tensors(names, golden_)}, {"device", named_tensors(names, device)}};
   }
 
  private:

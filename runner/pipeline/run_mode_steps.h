@@ -16,6 +16,7 @@
 #include "compiler/sharding.h"
 #include "discovery/loader_sdk.h"
 #include "reports/case_result.h"
+#include "runner/pipeline/saved_tensors.h"
 
 namespace meshtest::runner {
 
@@ -74,6 +75,10 @@ class RunModeSteps {
   // Judges the device's outputs against the golden (compare phase).
   virtual CaseVerdict compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
                               const comparators::ComparisonConfig& config) = 0;
+  // What --save-tensors writes of a failed case besides its inputs, by file
+  // stem ("golden", "device", ...): only what exists so far (no golden before
+  // the golden phase ran; `device` empty unless execute returned checked outputs).
+  virtual SavedTensors tensors_to_save(const LoadedCase& loaded, const std::vector<Tensor>& device) const = 0;
 };
 
 }  // namespace meshtest::runner

@@ -111,13 +111,8 @@ class TrainingSteps : public RunModeSteps {
 
   CaseVerdict compare(const LoadedCase&, const std::vector<Tensor>& outputs,
                       const comparators::ComparisonConfig& config) override {
-    const auto n = static_cast<std::ptrdiff_t>(training_.with_gradient.size());
-    comparators::TrainingTensors device;
-    device.forward = outputs.front();
-    device.with_gradient = training_.with_gradient;
-    device.gradients.assign(outputs.begin() + 1, outputs.begin() + 1 + n);
-    device.updated.assign(outputs.begin() + 1 + n, outputs.end());
-    const comparators::TrainingVerdict t = comparators::compare_training(output_, golden_, device, config);
+    const comparators::TrainingVerdict t =
+        comparators::compare_training(output_, golden_, device_tensors(outputs), config);
     CaseVerdict v = summary_of(t);
     v.failed_pass = t.failed_pass;
     for (const comparators::TensorCheck& c : t.checks) {
@@ -126,7 +121,34 @@ class TrainingSteps : public RunModeSteps {
     return v;
   }
 
+  SavedTensors tensors_to_save(const LoadedCase&, const std::vector<Tensor>& device) const override {
+    SavedTensors files;
+    if (golden_.forward.defined()) add_tensor_files("golden", golden_, files);
+    if (!device.empty()) add_tensor_files("device", device_tensors(device), files);
+    return files;
+  }
+
  private:
+  // The device program's outputs (checked by check_device_outputs) split as
+  // the comparators take them.
+  comparators::TrainingTensors device_tensors(const std::vector<Tensor>& outputs) const {
+    const auto n = static_cast<std::ptrdiff_t>(training_.with_gradient.size());
+    comparators::TrainingTensors device;
+    device.forward = outputs.front();
+    device.with_gradient = training_.with_gradient;
+    device.gradients.assign(outputs.begin() + 1, outputs.begin() + 1 + n);
+    device.updated.assign(outputs.begin() + 1 + n, outputs.end());
+    return device;
+  }
+
+  // <side>.safetensors (the output), <side>_gradients and <side>_updated
+  // (by parameter name; the last empty without an optimizer step).
+  void add_tensor_files(const std::string& side, const comparators::TrainingTensors& t, SavedTensors& files) const {
+    files[side] = {{output_, t.forward}};
+    files[side + "_gradients"] = named_tensors(t.with_gradient, t.gradients);
+    files[side + "_updated"] = named_tensors(t.with_gradient, t.updated);
+  }
+
   size_t per_weight() const { return options_.sgd_learning_rate ? 2 : 1; }  // gradient (and updated weight)
 
   const TestCase& case_;

@@ -1,7 +1,10 @@
 // Safetensors weights: a written file reads back bit-exactly (mmap views),
 // malformed files are errors naming the file, and a loader given
 // MESHTEST_WEIGHTS_DIR takes its weights from <variant>.safetensors with
-// names and shapes checked.
+// names and shapes checked; known extra tensors (num_batches_tracked, a
+// pooler) are ignored with a warning, any other extra tensor is an error.
+#include "models/common/safetensors.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,7 +15,6 @@
 
 #include "core/error.h"
 #include "core/rng.h"
-#include "models/common/safetensors.h"
 #include "tests/models/loader_plugin.h"
 
 namespace meshtest::testing {
@@ -114,6 +116,44 @@ TEST(Safetensors, LoaderTakesWeightsFromTheVariantsFile) {
   bad["extra.weight"] = random_normal({1}, 1);
   models::write_safetensors((dir / "mlp.safetensors").string(), bad);
   EXPECT_THROW(loader->load_model("mlp", {}), Error);
+}
+
+// Writes mlp's weights plus `extra` as $MESHTEST_WEIGHTS_DIR/mlp.safetensors.
+fs::path mlp_weights_with(const std::string& name, const std::map<std::string, Tensor>& extra) {
+  const sdk::Model lazy = make_loader("mnist/image_classification/native")->load_model("mlp", {});
+  std::map<std::string, Tensor> weights = extra;
+  for (const Param* p : lazy.graph.weights()) weights[p->name] = random_normal(lazy.graph.type(p->value).shape, 3);
+  const fs::path dir = temp_dir(name);
+  models::write_safetensors((dir / "mlp.safetensors").string(), weights);
+  return dir;
+}
+
+TEST(Safetensors, KnownExtraTensorsAreIgnoredWithAWarningNamingThem) {
+  const fs::path dir = mlp_weights_with("known_extra", {{"bn1.num_batches_tracked", random_int({}, 1, 0, 9)},
+                                                        {"bert.pooler.dense.weight", random_normal({4, 4}, 1)},
+                                                        {"bert.pooler.dense.bias", random_normal({4}, 2)}});
+  const WeightsDir env(dir);
+  ::testing::internal::CaptureStderr();
+  const sdk::Model loaded = make_loader("mnist/image_classification/native")->load_model("mlp", {});
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(loaded.graph.find_param("fc1.weight")->data.defined());
+  EXPECT_NE(warning.find("warning: " + (dir / "mlp.safetensors").string() +
+                         ": ignored 3 known extra tensors: bert.pooler.dense.bias, bert.pooler.dense.weight, "
+                         "bn1.num_batches_tracked"),
+            std::string::npos)
+      << warning;
+}
+
+TEST(Safetensors, UnknownExtraTensorThatLooksLikeAParameterFailsNamingIt) {
+  const fs::path dir = mlp_weights_with("unknown_extra", {{"fc9.weight", random_normal({10, 10}, 1)}});
+  const WeightsDir env(dir);
+  try {
+    make_loader("mnist/image_classification/native")->load_model("mlp", {});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor 'fc9.weight' is not a weight of the model"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
