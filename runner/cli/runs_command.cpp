@@ -42,7 +42,10 @@ int cmd_runs(ResultStore& store, int count, const std::string& arch, std::ostrea
       if (!arch.empty() && a != arch) continue;
       const RunResults scoped = for_arch(run, a);
       const OutcomeCounts n = count_outcomes(scoped.results);
-      const char* state = info.finished_at.empty() ? "unfinished" : "finished";
+      // A run stopped by SIGINT/SIGTERM is interrupted until a --resume finishes it.
+      const char* state = !info.finished_at.empty()   ? "finished"
+                          : !info.interrupted_at.empty() ? "interrupted"
+                                                        : "unfinished";
       std::snprintf(line, sizeof line, "%-24s %-6s %-10s %8zu %6zu %6zu %5zu %5zu %4zu %7zu  %s\n",
                     info.run_id.c_str(), a.c_str(), state, scoped.selection.size(), n.passed, n.failed, n.error,
                     n.xfailed, n.skipped, scoped.missing.size(), info.selection.c_str());

@@ -222,6 +222,8 @@ TEST_F(Engine, SigtermWritesReportsMarksTheRunInterruptedAndResumeFinishesIt) {
   EXPECT_EQ(xml.find("name=\"" + id("gate") + "\""), std::string::npos) << "the stopped case has no result";
   EXPECT_EQ(query(db(), "SELECT interrupted_by FROM runs WHERE finished_at IS NULL AND interrupted_at <> ''"),
             std::vector<std::string>{"SIGTERM"});
+  const Result listed = run("runs --db " + db().string());
+  EXPECT_NE(listed.output.find(" interrupted "), std::string::npos) << listed.output;
 
   fs::remove(gate);
   const Result r = run("run --resume -j 2 " + common() + ids(variants));
