@@ -19,8 +19,10 @@ const std::vector<Outcome> kOutcomes = {Outcome::Passed,  Outcome::Failed,  Outc
 
 std::string count_text(size_t n) { return std::to_string(n); }
 
-double pass_rate(const std::map<std::string, const CaseResult*>& finals) {
-  size_t ran = 0, passed = 0;
+// Of the cases a run was asked to run: a missing case (selected, no result)
+// counts as not passed, so a lost shard never reads as green.
+double pass_rate(const std::map<std::string, const CaseResult*>& finals, size_t missing) {
+  size_t ran = missing, passed = 0;
   for (const auto& [id, r] : finals) {
     if (r->outcome == Outcome::Skipped) continue;
     ++ran;
@@ -116,7 +118,18 @@ std::string overview(const Page& page) {
              "</div>";
     segments.push_back({std::string(outcome_name(o)), static_cast<double>(totals[o]), outcome_color(o)});
   }
+  // Selected but without a result: a shard that was killed or never started.
+  const std::vector<std::string>& missing = page.latest().missing;
+  tiles += "<div class=\"tile\" style=\"background:#7f1d1d\"><b data-outcome=\"missing\">" +
+           count_text(missing.size()) + "</b>missing</div>";
+  segments.push_back({"missing", static_cast<double>(missing.size()), "#7f1d1d"});
   tiles += "</div>";
+  if (!missing.empty()) {
+    std::string items;
+    for (const std::string& id : missing) items += "<li class=\"id\">" + esc(id) + "</li>";
+    tiles += "<details id=\"missing-cases\"><summary>" + count_text(missing.size()) +
+             " selected case(s) without a result (MISSING)</summary><ul>" + items + "</ul></details>";
+  }
   std::vector<std::string> headings = {"arch", "parallelism", "run mode", "cases"};
   for (Outcome o : kOutcomes) headings.emplace_back(outcome_name(o));
   for (const auto& b : bringups) headings.push_back(b);
@@ -141,7 +154,7 @@ std::string trends(const Page& page) {
   std::vector<ChartPoint> rate, pcc;
   for (size_t i = 0; i < page.runs.size(); ++i) {
     const std::string label = page.runs[i].run.run_id;
-    rate.push_back({label, pass_rate(page.finals[i])});
+    rate.push_back({label, pass_rate(page.finals[i], page.runs[i].missing.size())});
     pcc.push_back({label, min_pcc(page.finals[i])});
   }
   double low = 1;
@@ -150,7 +163,8 @@ std::string trends(const Page& page) {
   }
   low = std::floor(std::max(low, -1.0) * 100) / 100;
   return section("trends", "Last " + count_text(page.runs.size()) + " run(s)",
-                 "<div class=\"charts\"><div><h3>Pass rate (% of cases that ran)</h3>" +
+                 "<div class=\"charts\"><div><h3>Pass rate (% of the selected cases that ran; a missing case counts "
+                 "as not passed)</h3>" +
                      svg_line_chart("pass-rate-chart", rate, 0, 100, "%.0f%%") +
                      "</div><div><h3>Minimum PCC over cases</h3>" +
                      svg_line_chart("min-pcc-chart", pcc, std::min(low, 0.99), 1.0, "%.3f") + "</div></div>");

@@ -43,6 +43,18 @@ TEST(Dashboard, StoreTextIsEscapedAndNothingLoadsFromTheNetwork) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
 }
 
+TEST(Dashboard, MissingCasesAreShownAndLowerThePassRate) {
+  std::vector<RunResults> runs = two_runs();
+  runs.back().missing = {"m3/z", "m4/<w>"};  // a shard that never started
+  const std::string html = render_dashboard(runs);
+  EXPECT_NE(html.find("data-outcome=\"missing\">2<"), std::string::npos);
+  EXPECT_NE(html.find("id=\"missing-cases\""), std::string::npos);
+  EXPECT_NE(html.find("m4/&lt;w&gt;"), std::string::npos);
+  // 1 of the 4 selected cases passed: 25%, not the 50% of the two that ran.
+  EXPECT_NE(html.find("run-2: 25%"), std::string::npos);
+  EXPECT_EQ(render_dashboard(two_runs()).find("id=\"missing-cases\""), std::string::npos);
+}
+
 TEST(Dashboard, EmptyStoreSaysSo) {
   EXPECT_NE(render_dashboard({}).find("no runs yet"), std::string::npos);
 }
