@@ -114,10 +114,14 @@ void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
 int main(int argc, char** argv) {
   CLI::App app{"meshtest: runs model test matrices on simulated accelerator meshes and checks them against a CPU "
                "reference."};
-  app.footer(
+  // One statement of the exit codes, shown by `meshtest --help` and `meshtest run --help`.
+  const char* const exit_status =
       "Exit status: 0 all as expected; 1 unexpected results (for --resume: of the whole run on this arch and "
       "shard, cases without a result included); 2 usage, config or selection error (e.g. an unknown -m marker); "
-      "5 the selection matches no case.");
+      "5 the selection matches no case; 6 the results store stayed unreachable past --store-retry-timeout "
+      "(resume with --resume RUN_ID); 130 interrupted by SIGINT, 143 by SIGTERM (reports written, run marked "
+      "interrupted; resume with --resume).";
+  app.footer(exit_status);
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("meshtest ") + MESHTEST_VERSION);
   bool verbose = false;
@@ -139,10 +143,7 @@ int main(int argc, char** argv) {
   run->add_option("--json", run_opts.json, "Write JSON lines to this file: one result per line, as each finishes");
   run->add_option("--db", run_opts.db, "Results store: SQLite file or postgresql:// URL (\"\" to disable)")
       ->capture_default_str();
-  run->footer(
-      "Exit status: 0 nothing unexpected; 1 an unexpected failure or pass; 2 usage or config error; 6 the results "
-      "store stayed unreachable past --store-retry-timeout (resume with --resume RUN_ID); 130 interrupted by SIGINT, "
-      "143 by SIGTERM (reports written, run marked interrupted; resume with --resume).");
+  run->footer(exit_status);
   int optimization_level = meshtest::compiler::kDefaultOptimizationLevel;
   run->add_option("--optimization-level", optimization_level, "Compiler optimization level")
       ->check(CLI::Range(0, 2))
