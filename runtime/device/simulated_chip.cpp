@@ -48,9 +48,9 @@ Tensor to_host(const Tensor& device) {
 }
 
 // bfp8_b weight -> bf16 tensor holding exactly the decoded values (the
-// layout of core/dtype.h: per block one shared exponent byte, then 16 bytes of
-// sign | 7-bit mantissa; value = mantissa * 2^(exponent - 127 - 6)). A 7-bit
-// mantissa times a power of two is exact in f32 and in bf16.
+// layout of core/bfp8_layout.h: per face-row block one shared exponent byte,
+// then 16 bytes of sign | 7-bit mantissa; value = mantissa * 2^(exponent -
+// 127 - 6)). A 7-bit mantissa times a power of two is exact in f32 and bf16.
 // The exponent byte block `blk` of `blocks` is scaled by: its own, or under
 // the bfp8_exponent_from_next_block mutant the next block's (the last keeps its own).
 uint8_t shared_exponent(const uint8_t* blocks_data, int64_t blk, int64_t blocks) {
@@ -62,18 +62,16 @@ Tensor decode_block_format(const Tensor& t) {
   Tensor out(DType::BF16, t.shape());
   const auto* src = static_cast<const uint8_t*>(t.raw_data());
   uint16_t* o = out.data<uint16_t>();
-  const int64_t n = t.numel();
-  const int64_t blocks = (n + kBfp8BlockSize - 1) / kBfp8BlockSize;
+  const int64_t blocks = bfp8_b_block_count(t.shape());
   parallel_ranges(blocks, 4096, [&](int64_t begin, int64_t end) {
     for (int64_t blk = begin; blk < end; ++blk) {
       const uint8_t* block = src + blk * static_cast<int64_t>(kBfp8BlockBytes);
       const float scale = std::ldexp(1.0f, static_cast<int>(shared_exponent(src, blk, blocks)) - 127 - 6);
-      const int64_t first = blk * kBfp8BlockSize;
-      const int64_t count = std::min<int64_t>(kBfp8BlockSize, n - first);
-      for (int64_t i = 0; i < count; ++i) {
+      const Bfp8BlockSpan span = bfp8_b_block_span(t.shape(), blk);
+      for (int64_t i = 0; i < span.count; ++i) {
         const uint8_t byte = block[1 + i];
         const float magnitude = static_cast<float>(byte & 0x7fu) * scale;
-        o[first + i] = k::store_bf16((byte & 0x80u) ? -magnitude : magnitude);
+        o[span.first + i] = k::store_bf16((byte & 0x80u) ? -magnitude : magnitude);
       }
     }
   });
