@@ -14,6 +14,8 @@ std::string_view math_fidelity_name(MathFidelity fidelity) {
       return "LoFi";
     case MathFidelity::HiFi2:
       return "HiFi2";
+    case MathFidelity::HiFi3:
+      return "HiFi3";
     case MathFidelity::HiFi4:
       return "HiFi4";
   }
@@ -23,25 +25,34 @@ std::string_view math_fidelity_name(MathFidelity fidelity) {
 MathFidelity parse_math_fidelity(std::string_view name) {
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (MathFidelity f : {MathFidelity::LoFi, MathFidelity::HiFi2, MathFidelity::HiFi4}) {
+  for (MathFidelity f : {MathFidelity::LoFi, MathFidelity::HiFi2, MathFidelity::HiFi3, MathFidelity::HiFi4}) {
     std::string candidate(math_fidelity_name(f));
     std::transform(candidate.begin(), candidate.end(), candidate.begin(),
                    [](unsigned char c) { return std::tolower(c); });
     if (candidate == lower) return f;
   }
-  throw ParseError("unknown math fidelity '" + std::string(name) + "' (expected LoFi, HiFi2 or HiFi4)");
+  throw ParseError("unknown math fidelity '" + std::string(name) + "' (expected LoFi, HiFi2, HiFi3 or HiFi4)");
+}
+
+int fidelity_phases(MathFidelity fidelity) {
+  switch (fidelity) {
+    case MathFidelity::LoFi:
+      return 1;
+    case MathFidelity::HiFi2:
+      return 2;
+    case MathFidelity::HiFi3:
+      return 3;
+    case MathFidelity::HiFi4:
+      return 4;
+  }
+  return 4;
 }
 
 int fidelity_mantissa_bits(MathFidelity fidelity, int operand) {
-  switch (fidelity) {
-    case MathFidelity::LoFi:
-      return operand == 0 ? 4 : 6;
-    case MathFidelity::HiFi2:
-      return operand == 0 ? 7 : 6;
-    case MathFidelity::HiFi4:
-      return 7;
-  }
-  return 7;
+  const int phases = fidelity_phases(fidelity);
+  // The weight's low slice first enters in phase 1, the activation's in phase 2.
+  if (operand == 0) return phases > 2 ? kBf16MantissaBits : kActivationHighSliceBits;
+  return phases > 1 ? kBf16MantissaBits : kWeightHighSliceBits;
 }
 
 std::string CompileOptions::fingerprint() const {

@@ -13,19 +13,35 @@
 
 namespace meshtest::compiler {
 
-// Multiplier precision of GEMMs (matmul, linear, conv2d, sdpa), modelled on
-// Tensix-style hardware whose multiplier takes a narrow slice of each
-// operand's mantissa per phase: one phase (LoFi) keeps the top 4 explicit
-// mantissa bits of the activation operand and the top 6 of the weight
-// operand; two phases (HiFi2) keep all 7 activation bits and 6 weight bits;
-// four phases (HiFi4) keep every bf16 bit. Dropped bits are truncated (not
-// rounded), accumulation stays f32.
-enum class MathFidelity { LoFi, HiFi2, HiFi4 };
-std::string_view math_fidelity_name(MathFidelity fidelity);  // "LoFi", "HiFi2", "HiFi4"
+// Multiplier precision of GEMMs (matmul, linear, conv2d), modelled on the
+// Tensix matrix unit. Source: the functional model of MVMUL / ELWMUL
+// (SrcAFidelityBits, SrcBFidelityBits) in Tenstorrent's Wormhole ISA
+// documentation (github.com/tenstorrent/tt-isa-documentation,
+// WormholeB0/TensixTile/TensixCoprocessor/MVMUL.md and ELWMUL.md): MVMUL
+// computes Dst += SrcB @ SrcA, so a matmul's activation (first operand) sits
+// in SrcB and its weight (second operand) in SrcA. The multipliers take at most
+// 7 bits of SrcB (implicit one + 6 explicit mantissa bits) and 5 of SrcA
+// (implicit one + 4). Fidelity phase p multiplies the high or low slice of each
+// operand: bit 0 of p selects SrcA's (weight's) low slice, bit 1 SrcB's
+// (activation's); a fidelity runs phases 0..phases-1 and accumulates in f32:
+//   LoFi  (1 phase):  act[6] * w[4]
+//   HiFi2 (2 phases): act[6] * w[4] + act[6] * w[low]           = act[6] * w
+//   HiFi3 (3 phases): ... + act[low] * w[4]                     = act * w - act[low] * w[low]
+//   HiFi4 (4 phases): every bf16 bit (exact bf16 product).
+// Dropped bits are truncated (masked), not rounded.
+enum class MathFidelity { LoFi, HiFi2, HiFi3, HiFi4 };
+inline constexpr int kActivationHighSliceBits = 6;  // SrcB: explicit mantissa bits of the high slice
+inline constexpr int kWeightHighSliceBits = 4;      // SrcA: explicit mantissa bits of the high slice
+inline constexpr int kBf16MantissaBits = 7;
+std::string_view math_fidelity_name(MathFidelity fidelity);  // "LoFi", "HiFi2", "HiFi3", "HiFi4"
 // Case-insensitive inverse of math_fidelity_name; throws ParseError.
 MathFidelity parse_math_fidelity(std::string_view name);
 
-// Explicit mantissa bits kept of the activation (0) / weight (1) operand.
+// Fidelity phases the multiplier runs: 1 (LoFi) .. 4 (HiFi4).
+int fidelity_phases(MathFidelity fidelity);
+// Explicit mantissa bits of the activation (0) / weight (1) operand that
+// reach the multiplier in some phase: LoFi 6/4, HiFi2 6/7, HiFi3 and HiFi4 7/7
+// (HiFi3 still skips the low x low product, see above).
 int fidelity_mantissa_bits(MathFidelity fidelity, int operand);
 
 // 0: safest (no fusion, no const-eval, everything in DRAM); 1: adds

@@ -2,43 +2,38 @@
 // instructions; weights are converted to their device dtype at load time.
 #include "compiler/lower.h"
 
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace meshtest::compiler {
 
 namespace {
 
-// Chunk size for parallel conversions: a multiple of the bfp8_b block.
-constexpr int64_t kConvertChunk = int64_t{kBfp8BlockSize} * 4096;
+// Elements (or bfp8_b blocks) per parallel conversion task.
+constexpr int64_t kConvertChunk = int64_t{1} << 16;
 
 // Tensor::to with the common f32 -> bf16 / bfp8_b cases split across threads
-// (same element functions, so bit-identical to Tensor::to).
+// (same element and block functions, so bit-identical to Tensor::to).
 Tensor convert_for_device(const Tensor& src, DType target) {
   if (src.dtype() == target) return src;
   if (!is_floating(target) || !is_floating(src.dtype())) return src.to(target);
   const Tensor f = src.dtype() == DType::F32 ? src : src.to(DType::F32);
-  const int64_t n = f.numel();
   const float* in = f.data<float>();
   Tensor out(target, f.shape());
-  const int64_t chunks = (n + kConvertChunk - 1) / kConvertChunk;
-  tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
-    const int64_t begin = c * kConvertChunk;
-    const int64_t count = std::min(kConvertChunk, n - begin);
-    if (target == DType::BF16) {
-      uint16_t* o = out.data<uint16_t>();
-      for (int64_t i = begin; i < begin + count; ++i) o[i] = f32_to_bf16(in[i]);
-    } else if (target == DType::BFP8_B) {
-      auto* o = static_cast<uint8_t*>(out.raw_data());
-      encode_bfp8_b(in + begin, count, o + (begin / kBfp8BlockSize) * static_cast<int64_t>(kBfp8BlockBytes));
-    } else {
-      float* o = out.data<float>();
-      std::copy(in + begin, in + begin + count, o + begin);
-    }
-  });
+  if (target == DType::BFP8_B) {
+    auto* o = static_cast<uint8_t*>(out.raw_data());
+    parallel_ranges(bfp8_b_block_count(f.shape()), kConvertChunk / kBfp8BlockSize,
+                    [&](int64_t begin, int64_t end) { encode_bfp8_b_blocks(in, f.shape(), begin, end, o); });
+  } else if (target == DType::BF16) {
+    uint16_t* o = out.data<uint16_t>();
+    parallel_ranges(f.numel(), kConvertChunk, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) o[i] = f32_to_bf16(in[i]);
+    });
+  } else {
+    std::copy(in, in + f.numel(), out.data<float>());
+  }
   return out;
 }
 

@@ -99,10 +99,10 @@ void read_execution_pass(ValueReader& r, const YamlNode& n, TestEntry& e, std::s
 }
 
 // The names of compiler::MathFidelity (config does not depend on the compiler).
-std::optional<std::string> parse_math_fidelity(std::string_view text) { return one_of(text, {"LoFi", "HiFi2", "HiFi4"}); }
+std::optional<std::string> parse_math_fidelity(std::string_view text) { return one_of(text, {"LoFi", "HiFi2", "HiFi3", "HiFi4"}); }
 
 void read_math_fidelity(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
-  if (auto v = r.enumeration(n, field, parse_math_fidelity, {"LoFi", "HiFi2", "HiFi4"})) e.math_fidelity = *v;
+  if (auto v = r.enumeration(n, field, parse_math_fidelity, {"LoFi", "HiFi2", "HiFi3", "HiFi4"})) e.math_fidelity = *v;
 }
 
 void read_markers(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {

@@ -38,7 +38,7 @@ struct TestEntry {
   std::optional<int64_t> seq_len;
   std::optional<int> optimization_level;  // 0, 1, 2
   std::optional<bool> enable_weight_bfp8_conversion;
-  std::optional<std::string> math_fidelity;  // LoFi | HiFi2 | HiFi4
+  std::optional<std::string> math_fidelity;  // LoFi | HiFi2 | HiFi3 | HiFi4
   std::optional<std::string> execution_pass;  // FORWARD | BACKWARD
   std::vector<std::string> filechecks;        // FileCheck pattern files run against --serialize dumps
   std::optional<double> timeout_seconds;      // meshtest's own (`timeout`): per-case deadline

@@ -19,7 +19,7 @@
 namespace meshtest {
 
 // Side of a tile: device tensors occupy whole 32x32 tiles of their last two dims.
-constexpr int64_t kTileSide = 32;
+// kTileSide (32): core/bfp8_layout.h, via core/tensor.h.
 
 enum class BufferKind { Input, Weight, Activation };
 // Where a buffer lives: device DRAM, or on-chip SRAM (L1) sharded over the

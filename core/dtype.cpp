@@ -100,44 +100,37 @@ uint32_t shift_right_rne(uint32_t value, int shift) {
 
 }  // namespace
 
-void encode_bfp8_b(const float* src, int64_t count, uint8_t* dst) {
-  const int64_t blocks = (count + kBfp8BlockSize - 1) / kBfp8BlockSize;
-  for (int64_t b = 0; b < blocks; ++b) {
-    float vals[kBfp8BlockSize] = {};
-    for (int i = 0; i < kBfp8BlockSize; ++i) {
-      const int64_t idx = b * kBfp8BlockSize + i;
-      float v = idx < count ? src[idx] : 0.0f;
-      if (std::isnan(v) || std::isinf(v)) v = std::signbit(v) ? -FLT_MAX : FLT_MAX;
-      vals[i] = v;
+void encode_bfp8_b_block(const float* src, int count, uint8_t* block) {
+  float vals[kBfp8BlockSize] = {};
+  for (int i = 0; i < count; ++i) {
+    const float v = src[i];
+    vals[i] = std::isnan(v) || std::isinf(v) ? (std::signbit(v) ? -FLT_MAX : FLT_MAX) : v;
+  }
+  int shared = 0;
+  for (float v : vals) {
+    if (v != 0.0f) shared = std::max(shared, block_exponent(float_bits(v)));
+  }
+  block[0] = static_cast<uint8_t>(shared);
+  for (int i = 0; i < kBfp8BlockSize; ++i) {
+    const uint32_t bits = float_bits(vals[i]);
+    const uint32_t sign = bits >> 31;
+    uint32_t mant7 = 0;
+    if (vals[i] != 0.0f) {
+      const int e = block_exponent(bits);
+      const uint32_t frac = bits & 0x7fffffu;
+      const uint32_t mant24 = ((bits >> 23) & 0xffu) == 0 ? frac : (frac | 0x800000u);
+      mant7 = std::min<uint32_t>(127u, shift_right_rne(mant24, 17 + (shared - e)));
     }
-    int shared = 0;
-    for (float v : vals) {
-      if (v != 0.0f) shared = std::max(shared, block_exponent(float_bits(v)));
-    }
-    uint8_t* out = dst + b * kBfp8BlockBytes;
-    out[0] = static_cast<uint8_t>(shared);
-    for (int i = 0; i < kBfp8BlockSize; ++i) {
-      const uint32_t bits = float_bits(vals[i]);
-      const uint32_t sign = bits >> 31;
-      uint32_t mant7 = 0;
-      if (vals[i] != 0.0f) {
-        const int e = block_exponent(bits);
-        const uint32_t frac = bits & 0x7fffffu;
-        const uint32_t mant24 = ((bits >> 23) & 0xffu) == 0 ? frac : (frac | 0x800000u);
-        mant7 = std::min<uint32_t>(127u, shift_right_rne(mant24, 17 + (shared - e)));
-      }
-      out[1 + i] = static_cast<uint8_t>((sign << 7) | mant7);
-    }
+    block[1 + i] = static_cast<uint8_t>((sign << 7) | mant7);
   }
 }
 
-void decode_bfp8_b(const uint8_t* src, int64_t count, float* dst) {
-  for (int64_t idx = 0; idx < count; ++idx) {
-    const uint8_t* block = src + (idx / kBfp8BlockSize) * kBfp8BlockBytes;
-    const int shared = block[0];
-    const uint8_t byte = block[1 + idx % kBfp8BlockSize];
+void decode_bfp8_b_block(const uint8_t* block, int count, float* dst) {
+  const int shared = block[0];
+  for (int i = 0; i < count; ++i) {
+    const uint8_t byte = block[1 + i];
     const float magnitude = std::ldexp(static_cast<float>(byte & 0x7fu), shared - 127 - 6);
-    dst[idx] = (byte & 0x80u) ? -magnitude : magnitude;
+    dst[i] = (byte & 0x80u) ? -magnitude : magnitude;
   }
 }
 

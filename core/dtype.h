@@ -19,7 +19,9 @@ DType parse_dtype(std::string_view name);
 // Bytes per element for element-addressable types; bfp8_b is a block format:
 // use storage_bytes() instead. Returns 0 for bfp8_b.
 size_t dtype_size(DType dtype);
-// Bytes needed to store `numel` values of `dtype` (handles block formats).
+// Bytes needed to store `numel` values of `dtype`; for bfp8_b the whole blocks
+// of `numel` values already laid out in blocks (a tile-padded count: a bfp8_b
+// tensor's bytes are bfp8_b_storage_bytes(shape), core/bfp8_layout.h).
 size_t storage_bytes(DType dtype, int64_t numel);
 bool is_floating(DType dtype);
 bool is_integer(DType dtype);  // i32, i64, bool
@@ -42,8 +44,10 @@ inline float round_to_bf16(float value) { return bf16_to_f32(f32_to_bf16(value))
 // largest magnitude with their sign (the format has no encoding for them).
 constexpr int kBfp8BlockSize = 16;
 constexpr size_t kBfp8BlockBytes = 1 + kBfp8BlockSize;
-// Encodes `count` floats (a partial last block is zero-padded).
-void encode_bfp8_b(const float* src, int64_t count, uint8_t* dst);
-void decode_bfp8_b(const uint8_t* src, int64_t count, float* dst);
+// One block: encodes `count` (<= 16) floats, the rest of the block zero
+// padding; decodes its first `count` values. Which values share a block is the
+// tensor layout's business (core/bfp8_layout.h: rows of tile faces).
+void encode_bfp8_b_block(const float* src, int count, uint8_t* block);
+void decode_bfp8_b_block(const uint8_t* block, int count, float* dst);
 
 }  // namespace meshtest

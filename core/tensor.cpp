@@ -115,7 +115,7 @@ Tensor Tensor::to(DType target) const {
   }
   std::vector<float> f(static_cast<size_t>(n));
   if (dtype_ == DType::BFP8_B) {
-    decode_bfp8_b(static_cast<const uint8_t*>(data_), n, f.data());
+    decode_bfp8_b(static_cast<const uint8_t*>(data_), shape_, f.data());
   } else {
     for (int64_t i = 0; i < n; ++i) f[static_cast<size_t>(i)] = static_cast<float>(element_as_double(i));
   }
@@ -124,7 +124,9 @@ Tensor Tensor::to(DType target) const {
     case DType::BF16:
       for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(out.data_)[i] = f32_to_bf16(f[static_cast<size_t>(i)]);
       break;
-    case DType::BFP8_B: encode_bfp8_b(f.data(), n, static_cast<uint8_t*>(out.data_)); break;
+    case DType::BFP8_B:
+      encode_bfp8_b_blocks(f.data(), shape_, 0, bfp8_b_block_count(shape_), static_cast<uint8_t*>(out.data_));
+      break;
     case DType::I32:
       for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(out.data_)[i] = static_cast<int32_t>(f[static_cast<size_t>(i)]);
       break;

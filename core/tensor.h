@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bfp8_layout.h"
 #include "core/dtype.h"
 
 namespace meshtest {
@@ -46,7 +47,9 @@ class Tensor {
   int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
   int64_t dim(int64_t i) const { return shape_.at(static_cast<size_t>(i < 0 ? i + rank() : i)); }
   int64_t numel() const { return shape_numel(shape_); }
-  size_t nbytes() const { return storage_bytes(dtype_, numel()); }
+  size_t nbytes() const {
+    return dtype_ == DType::BFP8_B ? bfp8_b_storage_bytes(shape_) : storage_bytes(dtype_, numel());
+  }
 
   // Typed element access; throws if T does not match the dtype.
   template <class T> T* data() {

@@ -46,7 +46,7 @@ struct CaseResult {
   // Settings that change numerics, as the case ran with them (CLI over YAML
   // over defaults): a bfp8 result must not read as a bf16 one.
   std::string weights_dtype;        // "bf16" | "bfp8_b"
-  std::string math_fidelity;        // "LoFi" | "HiFi2" | "HiFi4"
+  std::string math_fidelity;        // "LoFi" | "HiFi2" | "HiFi3" | "HiFi4"
   int optimization_level = -1;      // -1: not recorded (results from before schema 5)
   int64_t batch_size = 0;           // requested batch (data parallel: the enlarged one); 0: the loader's default
   int64_t sequence_length = 0;      // requested sequence length; 0: the loader's default

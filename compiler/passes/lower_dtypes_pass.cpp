@@ -3,8 +3,9 @@
 // float weights read only as GEMM weight operands (matmul operands, linear and
 // conv2d weights) take CompileOptions::weight_dtype (bf16 or bfp8_b), any
 // other float weight bf16. With a math fidelity below HiFi4, every GEMM
-// instruction carries math_fidelity and the mantissa bits its multiplier keeps
-// of each operand (fidelity_bits_a / fidelity_bits_b), which the device applies.
+// instruction carries math_fidelity, the number of fidelity phases the device
+// runs (fidelity_phases) and the high-slice widths of the activation and
+// weight operands (fidelity_bits_a / fidelity_bits_b); see compile_options.h.
 #include "compiler/passes/passes.h"
 #include "core/error.h"
 
@@ -44,8 +45,9 @@ void lower_dtypes(CompileUnit& unit) {
   for (DeviceInstr& instr : program.instrs) {
     if (!is_gemm(instr.kind)) continue;
     instr.attrs.set("math_fidelity", std::string(math_fidelity_name(options.math_fidelity)));
-    instr.attrs.set("fidelity_bits_a", int64_t{fidelity_mantissa_bits(options.math_fidelity, 0)});
-    instr.attrs.set("fidelity_bits_b", int64_t{fidelity_mantissa_bits(options.math_fidelity, 1)});
+    instr.attrs.set("fidelity_phases", int64_t{fidelity_phases(options.math_fidelity)});
+    instr.attrs.set("fidelity_bits_a", int64_t{kActivationHighSliceBits});
+    instr.attrs.set("fidelity_bits_b", int64_t{kWeightHighSliceBits});
     unit.count("lower-dtypes.reduced_fidelity_gemms");
   }
 }

@@ -25,7 +25,7 @@ void print_help(std::ostream& out) {
          "  --pipeline              run the default pipeline of the optimization level\n"
          "  -O0 | -O1 | -O2         optimization level (default 0)\n"
          "  --weight-dtype=bf16|bfp8_b\n"
-         "  --math-fidelity=LoFi|HiFi2|HiFi4\n"
+         "  --math-fidelity=LoFi|HiFi2|HiFi3|HiFi4\n"
          "  --disable-fusion        the default pipeline skips fuse\n"
          "  --disable-composite-ops fuse makes no rms_norm / sdpa\n"
          "  --skip=NAME             skip a pass by name (repeatable)\n"

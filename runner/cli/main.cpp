@@ -103,8 +103,9 @@ void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
       ->check(CLI::IsMember({"bf16", "bfp8"}))
       ->each([&o](const std::string& v) { o.weight_bfp8 = v == "bfp8"; });
   run->add_option("--math-fidelity", o.math_fidelity,
-                  "GEMM multiplier precision: LoFi, HiFi2, HiFi4 (overrides YAML math_fidelity; default HiFi4)")
-      ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi4"}, CLI::ignore_case));
+                  "GEMM multiplier fidelity phases: LoFi (1), HiFi2 (2), HiFi3 (3), HiFi4 (4, exact bf16) "
+                  "(overrides YAML math_fidelity; default HiFi4)")
+      ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi3", "HiFi4"}, CLI::ignore_case));
   run->add_flag("!--disable-fusion", o.enable_fusion, "Do not run the fuse pass (debugging)");
   run->add_flag("!--disable-composite-ops", o.enable_composite_ops, "Fuse only into device ops, not rms_norm/sdpa");
 }

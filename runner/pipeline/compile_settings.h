@@ -13,7 +13,7 @@ struct CompileSettings {
                                           // compiler::kDefaultOptimizationLevel)
   std::optional<bool> weight_bfp8;        // --experimental-weight-dtype (else YAML enable_weight_bfp8_conversion,
                                           // else compiler::CompileOptions' bf16)
-  std::optional<std::string> math_fidelity;  // --math-fidelity LoFi|HiFi2|HiFi4 (else YAML math_fidelity,
+  std::optional<std::string> math_fidelity;  // --math-fidelity LoFi|HiFi2|HiFi3|HiFi4 (else YAML math_fidelity,
                                              // else compiler::CompileOptions' HiFi4)
   bool enable_fusion = true;              // --disable-fusion turns it off
   bool enable_composite_ops = true;       // --disable-composite-ops turns it off

@@ -95,5 +95,7 @@ void slice_backward(const Tensor& dy, const Attrs& attrs, Tensor& out);
 
 // Math fidelity: keeps the top `bits` (< 7) explicit mantissa bits of a bf16 tensor.
 Tensor truncate_mantissa(const Tensor& x, int64_t bits);
+// The rest: x - truncate_mantissa(x, bits) (exact in bf16; zero when bits >= 7).
+Tensor mantissa_low_slice(const Tensor& x, int64_t bits);
 
 }  // namespace meshtest::runtime::device_kernels

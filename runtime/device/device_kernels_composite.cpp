@@ -1,7 +1,7 @@
 // Device kernels of the compiler's composite ops (made by the `fuse` pass):
 // rms_norm and sdpa. Like the fused kernels of real devices they keep every
 // intermediate in f32 (scores, probabilities, statistics) and round the
-// result to bf16 once.
+// result to bf16 once. Also the mantissa slices of reduced math fidelity.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -114,6 +114,14 @@ Tensor truncate_mantissa(const Tensor& x, int64_t bits) {
   parallel_ranges(x.numel(), 1 << 16, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) o[i] = static_cast<uint16_t>(in[i] & mask);
   });
+  return out;
+}
+
+Tensor mantissa_low_slice(const Tensor& x, int64_t bits) {
+  const Tensor high = truncate_mantissa(x, bits);
+  Tensor out(x.dtype(), x.shape());
+  if (x.dtype() != DType::BF16 || bits >= 7) return out;
+  binary(OpKind::Sub, x, high, out);
   return out;
 }
 

@@ -48,9 +48,9 @@ Tensor to_host(const Tensor& device) {
 }
 
 // bfp8_b weight -> bf16 tensor holding exactly the decoded values (the
-// layout of core/dtype.h: per block one shared exponent byte, then 16 bytes of
-// sign | 7-bit mantissa; value = mantissa * 2^(exponent - 127 - 6)). A 7-bit
-// mantissa times a power of two is exact in f32 and in bf16.
+// layout of core/bfp8_layout.h: per face-row block one shared exponent byte,
+// then 16 bytes of sign | 7-bit mantissa; value = mantissa * 2^(exponent -
+// 127 - 6)). A 7-bit mantissa times a power of two is exact in f32 and bf16.
 // The exponent byte block `blk` of `blocks` is scaled by: its own, or under
 // the bfp8_exponent_from_next_block mutant the next block's (the last keeps its own).
 uint8_t shared_exponent(const uint8_t* blocks_data, int64_t blk, int64_t blocks) {
@@ -62,18 +62,16 @@ Tensor decode_block_format(const Tensor& t) {
   Tensor out(DType::BF16, t.shape());
   const auto* src = static_cast<const uint8_t*>(t.raw_data());
   uint16_t* o = out.data<uint16_t>();
-  const int64_t n = t.numel();
-  const int64_t blocks = (n + kBfp8BlockSize - 1) / kBfp8BlockSize;
+  const int64_t blocks = bfp8_b_block_count(t.shape());
   parallel_ranges(blocks, 4096, [&](int64_t begin, int64_t end) {
     for (int64_t blk = begin; blk < end; ++blk) {
       const uint8_t* block = src + blk * static_cast<int64_t>(kBfp8BlockBytes);
       const float scale = std::ldexp(1.0f, static_cast<int>(shared_exponent(src, blk, blocks)) - 127 - 6);
-      const int64_t first = blk * kBfp8BlockSize;
-      const int64_t count = std::min<int64_t>(kBfp8BlockSize, n - first);
-      for (int64_t i = 0; i < count; ++i) {
+      const Bfp8BlockSpan span = bfp8_b_block_span(t.shape(), blk);
+      for (int64_t i = 0; i < span.count; ++i) {
         const uint8_t byte = block[1 + i];
         const float magnitude = static_cast<float>(byte & 0x7fu) * scale;
-        o[first + i] = k::store_bf16((byte & 0x80u) ? -magnitude : magnitude);
+        o[span.first + i] = k::store_bf16((byte & 0x80u) ? -magnitude : magnitude);
       }
     }
   });
@@ -88,16 +86,37 @@ void dispatch_kernel(const DeviceInstr& instr, const std::vector<const Tensor*>&
   throw RuntimeError("no device kernel for op '" + std::string(op_name(instr.kind)) + "'");
 }
 
-// Reduced math fidelity (set by the compiler on GEMMs): the multiplier sees
-// only the top fidelity_bits_a / fidelity_bits_b mantissa bits of operands 0 / 1.
+// Kernel of a GEMM instruction on operands `a`, `b` (the rest of `in` kept, or
+// dropped with `with_bias` false so that a second phase group adds no bias).
+void dispatch_gemm(const DeviceInstr& instr, const std::vector<const Tensor*>& in, const Tensor& a, const Tensor& b,
+                   bool with_bias, Tensor& out) {
+  std::vector<const Tensor*> operands = with_bias ? in : std::vector<const Tensor*>(in.begin(), in.begin() + 2);
+  operands[0] = &a;
+  operands[1] = &b;
+  dispatch_kernel(instr, operands, out);
+}
+
+// Reduced math fidelity (set by the compiler on GEMMs; phases and slices in
+// compiler/compile_options.h): the activation (operand 0) is split into its
+// top fidelity_bits_a explicit mantissa bits and the rest, the weight
+// (operand 1) into its top fidelity_bits_b bits and the rest, and the first
+// fidelity_phases of the products hi*hi, hi(act)*lo(w), lo(act)*hi(w) are
+// summed. By linearity phases 0-1 are one GEMM of hi(act) and the phase-1
+// weight; phase 2 is a second GEMM whose bf16 result is added in f32.
 void dispatch(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out) {
-  if (!instr.attrs.has("fidelity_bits_a") || in.size() < 2) return dispatch_kernel(instr, in, out);
-  const Tensor a = k::truncate_mantissa(*in[0], instr.attrs.get_int("fidelity_bits_a"));
-  const Tensor b = k::truncate_mantissa(*in[1], instr.attrs.get_int("fidelity_bits_b", 7));
-  std::vector<const Tensor*> reduced = in;
-  reduced[0] = &a;
-  reduced[1] = &b;
-  dispatch_kernel(instr, reduced, out);
+  if (!instr.attrs.has("fidelity_phases") || in.size() < 2) return dispatch_kernel(instr, in, out);
+  const int64_t phases = instr.attrs.get_int("fidelity_phases");
+  const int64_t act_bits = instr.attrs.get_int("fidelity_bits_a");
+  const int64_t weight_bits = instr.attrs.get_int("fidelity_bits_b");
+  const Tensor act_high = k::truncate_mantissa(*in[0], act_bits);
+  const Tensor weight_high = k::truncate_mantissa(*in[1], weight_bits);
+  const Tensor& first_weight = phases >= 2 ? *in[1] : weight_high;
+  if (phases < 3) return dispatch_gemm(instr, in, act_high, first_weight, true, out);
+  Tensor high_phases(out.dtype(), out.shape());
+  Tensor low_phase(out.dtype(), out.shape());
+  dispatch_gemm(instr, in, act_high, first_weight, true, high_phases);
+  dispatch_gemm(instr, in, k::mantissa_low_slice(*in[0], act_bits), weight_high, false, low_phase);
+  k::binary(OpKind::Add, high_phases, low_phase, out);
 }
 
 // Test hook (see simulated_chip.h): x + rms(x) * N(0,1), deterministic.

@@ -7,9 +7,10 @@
 // reads bf16, computes in f32 and writes bf16. Kernels share no code with the
 // CPU reference (runtime/reference).
 //
-// Math fidelity: GEMM instructions carrying fidelity_bits_a / fidelity_bits_b
-// (see compiler/compile_options.h) multiply operands truncated to that many
-// explicit mantissa bits.
+// Math fidelity: GEMM instructions carrying fidelity_phases multiply the
+// high / low mantissa slices of their activation and weight (fidelity_bits_a /
+// fidelity_bits_b wide) in that many hardware phases (see
+// compiler/compile_options.h).
 //
 // Memory: buffers the compiler placed in L1 count against the chip's L1 (per
 // core times cores), all others against DRAM. Weights are resident for the whole execution, inputs and

@@ -96,9 +96,9 @@ TEST_F(Validation, InvalidEnumListsAllowedValues) {
   EXPECT_EQ(problem_in_entry("    execution_pass: sideways\n"),
             at(3, 21) + "invalid execution_pass 'sideways'; allowed: FORWARD, BACKWARD (or the same in lower case)");
   diags.clear();
-  EXPECT_EQ(problem_in_entry("    math_fidelity: HiFi3\n"),
-            at(3, 20) + "invalid math_fidelity 'HiFi3' (did you mean 'HiFi2'?); allowed: LoFi, HiFi2, HiFi4 (or the same "
-                        "in lower case)");
+  EXPECT_EQ(problem_in_entry("    math_fidelity: HiFi5\n"),
+            at(3, 20) + "invalid math_fidelity 'HiFi5' (did you mean 'HiFi2'?); allowed: LoFi, HiFi2, HiFi3, HiFi4 (or "
+                        "the same in lower case)");
 }
 
 TEST_F(Validation, UnknownArchNames) {

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -140,11 +141,18 @@ TEST(Bf16Test, MatchesNearestEvenReference) {
 
 // ---- bfp8_b ----
 
+// Encodes `values` in consecutive blocks of 16 (the last one partial) with the
+// block codec and decodes them back (the tensor layout: bfp8_layout_test.cpp).
 std::vector<float> bfp8_round_trip(const std::vector<float>& values, std::vector<uint8_t>* bytes = nullptr) {
-  std::vector<uint8_t> storage(storage_bytes(DType::BFP8_B, static_cast<int64_t>(values.size())), 0xAB);
-  encode_bfp8_b(values.data(), static_cast<int64_t>(values.size()), storage.data());
+  const auto n = static_cast<int64_t>(values.size());
+  std::vector<uint8_t> storage(storage_bytes(DType::BFP8_B, n), 0xAB);
   std::vector<float> out(values.size());
-  decode_bfp8_b(storage.data(), static_cast<int64_t>(values.size()), out.data());
+  for (int64_t first = 0; first < n; first += kBfp8BlockSize) {
+    const int count = static_cast<int>(std::min<int64_t>(kBfp8BlockSize, n - first));
+    uint8_t* block = storage.data() + first / kBfp8BlockSize * static_cast<int64_t>(kBfp8BlockBytes);
+    encode_bfp8_b_block(values.data() + first, count, block);
+    decode_bfp8_b_block(block, count, out.data() + first);
+  }
   if (bytes) *bytes = storage;
   return out;
 }

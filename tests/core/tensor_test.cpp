@@ -103,7 +103,7 @@ TEST(TensorTest, Bfp8Conversion) {
   for (int i = 0; i < 40; ++i) values.push_back(static_cast<float>(i % 8) * 0.125f);
   const Tensor f = Tensor::from_f32({5, 8}, values);
   const Tensor q = f.to(DType::BFP8_B);
-  EXPECT_EQ(q.nbytes(), 3 * kBfp8BlockBytes);
+  EXPECT_EQ(q.nbytes(), 64 * kBfp8BlockBytes);  // one 32x32 tile: 4 faces x 16 face rows
   EXPECT_EQ(q.to_f32_vector(), values);
   EXPECT_THROW(q.element_as_double(0), Error);
 }

@@ -34,5 +34,14 @@ TEST(CompileSettings, YamlAppliesAndTheCliWins) {
   EXPECT_EQ(o.math_fidelity, compiler::MathFidelity::HiFi2);
 }
 
+TEST(CompileSettings, HiFi3FromYamlOrCli) {
+  config::TestEntry entry;
+  entry.math_fidelity = "HiFi3";
+  EXPECT_EQ(resolve_compile_options({}, entry).math_fidelity, compiler::MathFidelity::HiFi3);
+  CompileSettings cli;
+  cli.math_fidelity = "hifi3";
+  EXPECT_EQ(resolve_compile_options(cli, {}).math_fidelity, compiler::MathFidelity::HiFi3);
+}
+
 }  // namespace
 }  // namespace meshtest::runner
