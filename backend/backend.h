@@ -17,6 +17,7 @@
 #include "compiler/compile_options.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "runtime/device/cost_model.h"
 
 namespace meshtest::backend {
 
@@ -25,7 +26,8 @@ namespace meshtest::backend {
 //    and collective figures in CompileInfo / MemoryStats).
 // 3: its own module; dumps as text (StageDump), no pass list in CompileInfo;
 //    one chip is the 1x1 mesh (per-chip figures always filled).
-constexpr int kBackendApiVersion = 3;
+// 4: CompileInfo::cost, the modelled device time of the program.
+constexpr int kBackendApiVersion = 4;
 
 // What compiling produced, for reports (same for a cache hit).
 struct CompileInfo {
@@ -38,6 +40,9 @@ struct CompileInfo {
   std::string mesh = "1x1";                     // the mesh the program was compiled for
   std::vector<std::string> sharding_fallbacks;  // ops the shard pass gathered to replicated
   int64_t collectives = 0;                      // collective instructions per execution
+  // Modelled device time per execution on the target chip (a backend without
+  // a cost model leaves it empty: seconds 0).
+  runtime::ProgramCost cost;
 };
 
 struct MemoryStats {

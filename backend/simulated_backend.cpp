@@ -168,6 +168,7 @@ class SimulatedBackend : public Backend {
       }
     }
     CompileInfo info = info_of(*result);
+    info.cost = runtime::model_program_cost(result->program, chip_);
     info.cache_hit = hit;
     info.cache_warning = cache_warning;
     return std::make_unique<SimulatedExecutable>(graph, std::move(*result), std::move(info), chip_,

@@ -75,6 +75,14 @@ struct CaseResult {
   int64_t peak_device_dram_bytes = 0;  // per chip
   int64_t peak_device_l1_bytes = 0;    // per core, per chip
   int64_t device_ops = 0;
+  // Modelled device time of one execution on this arch (the roofline of
+  // runtime/device/cost_model.h; 0: not modelled, e.g. the compile failed).
+  double modelled_device_seconds = 0;
+  std::string modelled_top_ops;  // "conv2d 61% matrix, add 9% dram, ..." (share of modelled time, bound)
+  // Perf mode (--perf or the marker `perf`): timed executions after warm-up.
+  int64_t perf_iterations = 0;        // 0: not a perf run
+  double perf_execute_seconds = 0;    // median host seconds of one timed execution
+  double samples_per_second = 0;      // modelled: batch / modelled_device_seconds (every compiled case)
   // Mesh execution (single chip: one entry, no collectives).
   std::vector<int64_t> per_chip_peak_dram_bytes;  // index = chip id
   int64_t collectives_executed = 0;

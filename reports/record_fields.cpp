@@ -86,6 +86,11 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::batch_size>("batch_size").since(5),
       field<&R::sequence_length>("sequence_length").since(5),
       field<&R::saved_tensors>("saved_tensors").since(7),
+      field<&R::modelled_device_seconds>("modelled_device_seconds").since(8),
+      field<&R::modelled_top_ops>("modelled_top_ops").since(8),
+      field<&R::perf_iterations>("perf_iterations").since(8),
+      field<&R::perf_execute_seconds>("perf_execute_seconds").since(8),
+      field<&R::samples_per_second>("samples_per_second").since(8),
   };
   return kFields;
 }

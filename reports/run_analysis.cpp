@@ -72,6 +72,7 @@ RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseR
   const auto old_final = final_results(before);
   RunDiff diff;
   diff.fail_on_slower = options.fail_on_slower;
+  diff.fail_on_perf = options.fail_on_perf;
   for (const auto& [id, now] : final_results(after)) {
     auto it = old_final.find(id);
     const CaseResult* was = it == old_final.end() ? nullptr : it->second;
@@ -91,6 +92,14 @@ RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseR
         now->wall_seconds > was->wall_seconds * options.time_factor &&
         now->wall_seconds - was->wall_seconds > options.time_floor_seconds) {
       diff.slower.push_back(change);
+    }
+    const auto grew = [&](double before_value, double after_value) {
+      return before_value > 0 && after_value > before_value * (1 + options.perf_margin);
+    };
+    if (grew(was->modelled_device_seconds, now->modelled_device_seconds)) diff.modelled_slower.push_back(change);
+    if (was->perf_iterations > 0 && now->perf_iterations > 0 &&
+        grew(was->perf_execute_seconds, now->perf_execute_seconds)) {
+      diff.perf_slower.push_back(change);
     }
   }
   return diff;

@@ -46,6 +46,10 @@ struct DiffOptions {
   double time_factor = 1.5;   // wall time growing by more than this factor ...
   double time_floor_seconds = 1.0;  // ... and by more than this many seconds (0 factor: off) is slower
   bool fail_on_slower = false;      // slower cases alone regress (timing is noisy on shared machines)
+  // Perf, apart from correctness: the modelled device time, or a perf run's
+  // median host execution, growing by more than this fraction.
+  double perf_margin = 0.05;
+  bool fail_on_perf = false;  // perf regressions alone regress
 };
 
 // A pass<->fail flip explained by a required_pcc edit between the two results:
@@ -62,9 +66,14 @@ struct RunDiff {
   std::vector<CaseChange> new_failures, fixed, pcc_drops, slower;
   std::vector<CaseChange> threshold_changes;  // flips from a required_pcc edit: neither failures nor fixes
   std::vector<std::string> missing;           // asked of the later run, no result
+  // Perf regressions past DiffOptions::perf_margin (modelled device time, or
+  // the median host execution of two perf runs).
+  std::vector<CaseChange> modelled_slower, perf_slower;
   bool fail_on_slower = false;
+  bool fail_on_perf = false;
   bool regressed() const {
-    return !new_failures.empty() || !pcc_drops.empty() || (fail_on_slower && !slower.empty()) || !missing.empty();
+    return !new_failures.empty() || !pcc_drops.empty() || (fail_on_slower && !slower.empty()) || !missing.empty() ||
+           (fail_on_perf && (!modelled_slower.empty() || !perf_slower.empty()));
   }
 };
 

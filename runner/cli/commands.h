@@ -25,6 +25,7 @@ struct RunOptions {
   bool force_run = false;
   bool strict_xfail = true;
   std::string save_tensors_dir;  // --save-tensors DIR; empty: off
+  int perf_iterations = 0;       // --perf [N]: timed executions per case (0: only cases marked `perf`)
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
   std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
   std::string argv;  // recorded with the run

@@ -157,6 +157,10 @@ int main(int argc, char** argv) {
   run->add_option("--save-tensors", run_opts.save_tensors_dir,
                   "Write each failed case's inputs, golden and device outputs (training: and gradients) as "
                   "safetensors under DIR/<test id>/");
+  run->add_flag("--perf{5}", run_opts.perf_iterations,
+                "Perf mode for every case (--perf=N: N timed executions, default 5, after one warm-up): records the "
+                "median host time, the modelled device time and samples/s. Cases marked `perf` always run so")
+      ->check(CLI::Range(1, 1000));
   run->add_option("--backend", run_opts.backend, "Device backend, by name")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
       ->capture_default_str();

@@ -66,6 +66,19 @@ std::vector<RunResults> recent_runs_of_one_arch(ResultStore& store, int count, c
   return arch.empty() ? std::vector<RunResults>{} : load_recent_runs(store, count, arch);
 }
 
+// Perf changes: the figure before -> after and the factor.
+void print_perf_changes(const std::string& title, const std::vector<CaseChange>& changes,
+                        double CaseResult::*figure) {
+  if (changes.empty()) return;
+  std::cout << title << " (" << changes.size() << "):\n";
+  for (const CaseChange& c : changes) {
+    const double was = c.before->*figure, now = c.after->*figure;
+    char line[120];
+    std::snprintf(line, sizeof line, "  %10.3f ms -> %10.3f ms  x%.3f  ", was * 1e3, now * 1e3, now / was);
+    std::cout << line << c.test_id << "\n";
+  }
+}
+
 void print_changes(const std::string& title, const std::vector<CaseChange>& changes) {
   if (changes.empty()) return;
   std::cout << title << " (" << changes.size() << "):\n";
@@ -148,6 +161,8 @@ int cmd_diff(const ReportCommandOptions& o) {
   options.time_factor = o.time_factor;
   options.time_floor_seconds = o.time_floor;
   options.fail_on_slower = o.fail_on_slower;
+  options.perf_margin = o.perf_margin;
+  options.fail_on_perf = o.fail_on_perf;
   // Arch by arch: the later run's arches (or --arch); a case on n150 is never compared with p150.
   const std::vector<std::string> arches = o.arch.empty() ? arches_of(after) : std::vector<std::string>{o.arch};
   bool regressed = false;
@@ -161,11 +176,18 @@ int cmd_diff(const ReportCommandOptions& o) {
                       std::to_string(o.time_floor).substr(0, 4) + "s)" + (o.fail_on_slower ? "" : ", not a regression"),
                   d.slower);
     print_changes("THRESHOLD CHANGES (required_pcc edited, same PCC)", d.threshold_changes);
+    const std::string perf_note = std::string(" > +") + std::to_string(100 * o.perf_margin).substr(0, 4) + "%" +
+                                  (o.fail_on_perf ? "" : ", not a regression");
+    print_perf_changes("PERF: MODELLED DEVICE TIME UP (" + perf_note + ")", d.modelled_slower,
+                       &CaseResult::modelled_device_seconds);
+    print_perf_changes("PERF: PERF-RUN EXECUTION TIME UP (" + perf_note + ")", d.perf_slower,
+                       &CaseResult::perf_execute_seconds);
     if (!d.missing.empty()) std::cout << "MISSING (" << d.missing.size() << "): selected, no result\n";
     for (const std::string& id : d.missing) std::cout << "  " << id << "\n";
     std::cout << d.new_failures.size() << " new failure(s), " << d.fixed.size() << " fixed, " << d.pcc_drops.size()
               << " PCC drop(s), " << d.slower.size() << " slower, " << d.threshold_changes.size()
-              << " threshold change(s), " << d.missing.size()
+              << " threshold change(s), " << d.modelled_slower.size() + d.perf_slower.size()
+              << " perf regression(s), " << d.missing.size()
               << " missing: " << (d.regressed() ? "REGRESSED" : "no regression") << "\n";
     regressed = regressed || d.regressed();
   }
@@ -242,6 +264,11 @@ ReportCommands::ReportCommands(CLI::App& app) {
       ->capture_default_str();
   diff_->add_option("--time-floor", o_.time_floor, "Seconds a case must also lose to be slower")->capture_default_str();
   diff_->add_flag("--fail-on-slower", o_.fail_on_slower, "Slower cases alone exit 1 (by default they are only listed)");
+  diff_->add_option("--perf-margin", o_.perf_margin,
+                    "Perf: a modelled device time (or a perf run's median execution) growing by more than this "
+                    "fraction is listed as a perf regression")
+      ->capture_default_str();
+  diff_->add_flag("--fail-on-perf", o_.fail_on_perf, "Perf regressions alone exit 1 (by default they are only listed)");
 
   flaky_ = app.add_subcommand("flaky", "Cases whose outcome changes across recent runs");
   db(flaky_);

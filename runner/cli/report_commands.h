@@ -31,6 +31,8 @@ struct ReportCommandOptions {
   double time_factor = 1.5;
   double time_floor = 1.0;
   bool fail_on_slower = false;
+  double perf_margin = 0.05;  // diff: perf regressions (modelled device time, perf-run execution)
+  bool fail_on_perf = false;
   bool write = false;
   bool raise_pcc = false;
 };

@@ -14,6 +14,7 @@
 #include "runner/pipeline/inference_steps.h"
 #include "runner/pipeline/input_file.h"
 #include "runner/pipeline/parallel_setup.h"
+#include "runner/pipeline/perf_phase.h"
 #include "runner/pipeline/run_mode_steps.h"
 #include "runner/pipeline/saved_tensors.h"
 #include "runner/pipeline/test_fault_hook.h"
@@ -228,6 +229,9 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     }
     steps->check_device_outputs(device);
     checked_device = device;
+    if (const int iterations = perf_iterations_for(c, options.perf_iterations); iterations > 0) {
+      run_perf(*compiled.backend, *compiled.executable, steps->device_inputs(loaded), iterations, r);
+    }
     enter(Phase::Compare);
     CaseVerdict verdict;
     {

@@ -34,6 +34,9 @@ struct PipelineOptions {
   bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
   std::optional<double> sgd_learning_rate;  // --optimizer-step sgd:LR (training cases)
   std::string save_tensors_dir;             // --save-tensors DIR: a failed case's tensors (saved_tensors.h); empty: off
+  // Perf mode (README "Perf mode"): timed executions after one warm-up, for
+  // every case (--perf N) or only those marked `perf` (0: kDefaultPerfIterations).
+  int perf_iterations = 0;
 };
 
 enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };

@@ -86,6 +86,17 @@ std::string format_stats(const std::map<std::string, int64_t>& stats) {
   return s;
 }
 
+// The batch of a case: the leading dim of the graph's first input (1 for a
+// scalar or no input).
+int64_t batch_of(const Graph& graph) {
+  for (const Param& p : graph.params) {
+    if (p.kind != ParamKind::Input) continue;
+    const Shape& shape = graph.type(p.value).shape;
+    return shape.empty() ? 1 : shape.front();
+  }
+  return 1;
+}
+
 }  // namespace
 
 compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry) {
@@ -150,6 +161,9 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   const int64_t cores = int64_t{chip.core_rows} * chip.core_cols;
   record.peak_device_l1_bytes = cores > 0 ? info.planned_peak_l1_bytes / cores : 0;
   record.device_ops = info.device_ops;
+  record.modelled_device_seconds = info.cost.seconds;
+  record.modelled_top_ops = info.cost.top_ops_text(5);
+  if (info.cost.seconds > 0) record.samples_per_second = static_cast<double>(batch_of(graph)) / info.cost.seconds;
   record.mesh = info.mesh;
   std::string fallbacks;
   for (const std::string& f : info.sharding_fallbacks) fallbacks += (fallbacks.empty() ? "" : "; ") + f;

@@ -25,15 +25,21 @@ namespace {
   throw ParseError(file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) + ": " + message);
 }
 
-int64_t positive_int(const std::string& file, const YAML::Node& node, const std::string& what) {
-  int64_t v = 0;
+// A positive integer or number (`kind` names it in the message).
+template <typename T>
+T positive(const std::string& file, const YAML::Node& node, const std::string& what, const char* kind) {
+  T v = 0;
   try {
-    v = node.as<int64_t>();
+    v = node.as<T>();
   } catch (const YAML::Exception&) {
-    fail(file, node, what + " must be an integer");
+    fail(file, node, what + " must be " + kind);
   }
-  if (v <= 0) fail(file, node, what + " must be positive, got " + std::to_string(v));
+  if (!(v > 0)) fail(file, node, what + " must be positive, got " + node.as<std::string>());
   return v;
+}
+
+int64_t positive_int(const std::string& file, const YAML::Node& node, const std::string& what) {
+  return positive<int64_t>(file, node, what, "an integer");
 }
 
 std::vector<int64_t> int_list(const std::string& file, const YAML::Node& node, const std::string& what, size_t size) {
@@ -45,10 +51,41 @@ std::vector<int64_t> int_list(const std::string& file, const YAML::Node& node, c
   return out;
 }
 
+// The `perf:` mapping: published figures required, modelled ones optional
+// (their defaults are ChipPerf's).
+runtime::ChipPerf parse_perf(const std::string& file, const std::string& name, const YAML::Node& node) {
+  if (!node.IsMap()) fail(file, node, "profile '" + name + "': perf must be a mapping");
+  runtime::ChipPerf perf;
+  const std::vector<std::pair<std::string, double*>> required = {
+      {"clock_ghz", &perf.clock_ghz},     {"tflops_lofi", &perf.tflops_lofi},
+      {"tflops_bfp8", &perf.tflops_bfp8}, {"tflops_bf16", &perf.tflops_bf16},
+      {"dram_gb_per_s", &perf.dram_gb_per_s}, {"eth_gb_per_s", &perf.eth_gb_per_s}};
+  const std::vector<std::pair<std::string, double*>> optional = {
+      {"l1_bytes_per_cycle_per_core", &perf.l1_bytes_per_cycle_per_core},
+      {"vector_elems_per_cycle_per_core", &perf.vector_elems_per_cycle_per_core},
+      {"eth_latency_us", &perf.eth_latency_us},
+      {"op_overhead_us", &perf.op_overhead_us}};
+  std::set<std::string> known;
+  for (const auto& [key, slot] : required) {
+    known.insert(key);
+    if (!node[key]) fail(file, node, "profile '" + name + "': perf: missing field '" + key + "'");
+    *slot = positive<double>(file, node[key], "perf." + key, "a number");
+  }
+  for (const auto& [key, slot] : optional) {
+    known.insert(key);
+    if (node[key]) *slot = positive<double>(file, node[key], "perf." + key, "a number");
+  }
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (!known.count(key)) fail(file, kv.first, "profile '" + name + "': perf: unknown field '" + key + "'");
+  }
+  return perf;
+}
+
 ArchProfile parse_profile(const std::string& file, const std::string& name, const YAML::Node& node) {
   if (!node.IsMap()) fail(file, node, "profile '" + name + "' must be a mapping");
   static const std::set<std::string> fields = {"chips", "mesh", "dram_bytes", "l1_bytes_per_core",
-                                               "core_grid", "dtypes", "source"};
+                                               "core_grid", "dtypes", "source", "perf"};
   for (const auto& kv : node) {
     const std::string key = kv.first.as<std::string>();
     if (!fields.count(key)) fail(file, kv.first, "profile '" + name + "': unknown field '" + key + "'");
@@ -81,6 +118,7 @@ ArchProfile parse_profile(const std::string& file, const std::string& name, cons
     }
   }
   p.source = node["source"].as<std::string>();
+  p.chip.perf = parse_perf(file, name, node["perf"]);
   return p;
 }
 

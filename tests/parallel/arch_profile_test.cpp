@@ -64,6 +64,7 @@ const char* kGood = R"(profiles:
     l1_bytes_per_core: 64
     core_grid: [2, 2]
     dtypes: [bf16]
+    perf: {clock_ghz: 1, tflops_lofi: 4, tflops_bfp8: 2, tflops_bf16: 1, dram_gb_per_s: 8, eth_gb_per_s: 1}
     source: "test"
 )";
 
@@ -73,7 +74,7 @@ TEST(ArchProfile, MalformedProfilesNameTheirPosition) {
   bad_mesh.replace(bad_mesh.find("[1, 2]"), 6, "[2, 2]");
   EXPECT_EQ(error_of(bad_mesh), "p.yaml:4:11: profile 'a': mesh 2x2 does not hold 2 chips");
   std::string unknown = std::string(kGood) + "    colour: red\n";
-  EXPECT_EQ(error_of(unknown), "p.yaml:10:5: profile 'a': unknown field 'colour'");
+  EXPECT_EQ(error_of(unknown), "p.yaml:11:5: profile 'a': unknown field 'colour'");
   std::string negative = kGood;
   negative.replace(negative.find("1024"), 4, "-1");
   EXPECT_EQ(error_of(negative), "p.yaml:5:17: dram_bytes must be positive, got -1");
@@ -83,6 +84,23 @@ TEST(ArchProfile, MalformedProfilesNameTheirPosition) {
   std::string missing = kGood;
   missing.erase(missing.find("    source"));
   EXPECT_EQ(error_of(missing), "p.yaml:3:5: profile 'a': missing field 'source'");
+  std::string no_clock = kGood;
+  no_clock.erase(no_clock.find("clock_ghz: 1, "), 14);
+  EXPECT_EQ(error_of(no_clock), "p.yaml:9:11: profile 'a': perf: missing field 'clock_ghz'");
+  std::string zero = kGood;
+  zero.replace(zero.find("dram_gb_per_s: 8"), 16, "dram_gb_per_s: 0");
+  EXPECT_EQ(error_of(zero), "p.yaml:9:89: perf.dram_gb_per_s must be positive, got 0");
+  std::string extra = kGood;
+  extra.replace(extra.find("eth_gb_per_s: 1"), 15, "eth_gb_per_s: 1, colour: 2");
+  EXPECT_EQ(error_of(extra), "p.yaml:9:109: profile 'a': perf: unknown field 'colour'");
+}
+
+TEST(ArchProfile, ShippedProfilesCarryPublishedPerfFigures) {
+  // Per chip: an n300 card's 131 TFLOPS FP16 is two chips of 65.5.
+  EXPECT_DOUBLE_EQ(arch_profile("n150").chip.perf.tflops_bf16, 74);
+  EXPECT_DOUBLE_EQ(arch_profile("n300").chip.perf.tflops_bf16, 65.5);
+  EXPECT_DOUBLE_EQ(arch_profile("n300-llmbox").chip.perf.dram_gb_per_s, 288);
+  EXPECT_DOUBLE_EQ(arch_profile("p150").chip.perf.clock_ghz, 1.35);
 }
 
 }  // namespace

@@ -73,6 +73,34 @@ TEST(RunDiff, SlowerAloneIsListedButRegressesOnlyWhenAsked) {
   EXPECT_TRUE(diff_runs(before, after, strict).regressed());
 }
 
+CaseResult with_perf(const std::string& id, double modelled, int64_t iterations, double execute) {
+  CaseResult r = quick_result(id, Outcome::Passed, 0.999, 1);
+  r.modelled_device_seconds = modelled;
+  r.perf_iterations = iterations;
+  r.perf_execute_seconds = execute;
+  return r;
+}
+
+TEST(RunDiff, PerfRegressionsAreListedApartFromCorrectness) {
+  const std::vector<CaseResult> before = {with_perf("a", 1e-3, 0, 0), with_perf("b", 1e-3, 5, 0.010),
+                                          with_perf("c", 1e-3, 5, 0.010), with_perf("d", 0, 0, 0)};
+  const std::vector<CaseResult> after = {with_perf("a", 1.06e-3, 0, 0),   // modelled +6%: past the 5% margin
+                                         with_perf("b", 1.04e-3, 5, 0.012),  // modelled +4%; perf run +20%
+                                         with_perf("c", 0.9e-3, 0, 0.020),   // not a perf run now: not compared
+                                         with_perf("d", 1e-3, 0, 0)};        // nothing modelled before
+  const RunDiff d = diff_runs(before, after);
+  ASSERT_EQ(d.modelled_slower.size(), 1u);
+  EXPECT_EQ(d.modelled_slower[0].test_id, "a");
+  ASSERT_EQ(d.perf_slower.size(), 1u);
+  EXPECT_EQ(d.perf_slower[0].test_id, "b");
+  EXPECT_FALSE(d.regressed());  // perf alone is not a correctness regression ...
+  DiffOptions strict;
+  strict.fail_on_perf = true;
+  EXPECT_TRUE(diff_runs(before, after, strict).regressed());  // ... unless asked
+  strict.perf_margin = 0.25;
+  EXPECT_FALSE(diff_runs(before, after, strict).regressed());
+}
+
 CaseResult with_threshold(CaseResult r, double required) {
   r.required_pcc = required;
   return r;
