@@ -16,6 +16,7 @@
 #include "runner/cli/mutate_command.h"
 #include "runner/cli/report_commands.h"
 #include "runner/engine/progress.h"
+#include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/training_steps.h"
 
 namespace {
@@ -96,7 +97,7 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
 
 void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
   run->add_option("--serialize", o.serialize_dir,
-                  "Write the IR after the frontend and after every compiler pass, per case, under DIR/<test id>");
+                  "Write the IR after the frontend and after every compiler pass, per case, under DIR/<case folder>/ (see below)");
   run->add_flag("--compile-only", o.compile_only, "Compile and memory-plan every case without executing it");
   run->add_flag("!--no-compile-cache", o.use_cache, "Do not read or write the compile cache");
   run->add_option("--cache-dir", o.cache_dir, "Compile cache folder (default: $MESHTEST_CACHE_DIR, ~/.cache/meshtest)");
@@ -165,7 +166,7 @@ int main(int argc, char** argv) {
                   "then goes to stderr)");
   run->add_option("--db", run_opts.db, "Results store: SQLite file or postgresql:// URL (\"\" to disable)")
       ->capture_default_str();
-  run->footer(exit_status);
+  run->footer(std::string(exit_status) + "\n\n" + meshtest::runner::kCaseFolderRule + ".");
   int optimization_level = meshtest::compiler::kDefaultOptimizationLevel;
   run->add_option("--optimization-level", optimization_level, "Compiler optimization level")
       ->check(CLI::Range(0, 2))
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
       ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_optimizer_step(v); }));
   run->add_option("--save-tensors", run_opts.save_tensors_dir,
                   "Write each failed case's inputs, golden and device outputs (training: and gradients) as "
-                  "safetensors under DIR/<test id>/");
+                  "safetensors under DIR/<case folder>/ (see below)");
   run->add_option("--backend", run_opts.backend, "Device backend, by name")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
       ->capture_default_str();
