@@ -20,11 +20,12 @@ const std::vector<Outcome> kOutcomes = {Outcome::Passed,  Outcome::Failed,  Outc
 std::string count_text(size_t n) { return std::to_string(n); }
 
 // Of the cases a run was asked to run: a missing case (selected, no result)
-// counts as not passed, so a lost shard never reads as green.
+// counts as not passed, so a lost shard never reads as green; an xfail is
+// expected and counts neither way.
 double pass_rate(const std::map<std::string, const CaseResult*>& finals, size_t missing) {
   size_t ran = missing, passed = 0;
   for (const auto& [id, r] : finals) {
-    if (r->outcome == Outcome::Skipped) continue;
+    if (r->outcome == Outcome::Skipped || r->outcome == Outcome::Xfailed) continue;
     ++ran;
     passed += is_pass(r->outcome);
   }
@@ -69,7 +70,82 @@ std::string outcome_color(Outcome o) {
 std::string esc(const std::string& text) { return xml_escape(text); }
 
 std::string cell(const std::string& text, const std::string& css_class) {
-  return (css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">") + esc(text) + "</td>";
+  return (css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">") +
+         (css_class == "id" ? id_html(text) : esc(text)) + "</td>";
+}
+
+std::string id_html(const std::string& id) {
+  std::string out;
+  size_t from = 0;
+  for (size_t at = id.find_first_of("/-"); at != std::string::npos; at = id.find_first_of("/-", at + 1)) {
+    out += esc(id.substr(from, at + 1 - from)) + "<wbr>";
+    from = at + 1;
+  }
+  return out + esc(id.substr(from));
+}
+
+void Tally::add(Outcome o) {
+  switch (o) {
+    case Outcome::Passed: ++passed; break;
+    case Outcome::Xfailed: ++xfailed; break;
+    case Outcome::Skipped: ++skipped; break;
+    case Outcome::Failed:
+    case Outcome::Error:
+    case Outcome::Xpassed: ++failed; break;
+  }
+}
+
+char tally_glyph(const Tally& t) {
+  if (t.failed > 0) return 'F';
+  if (t.passed > 0) return 'P';
+  if (t.xfailed > 0) return 'X';
+  return t.skipped > 0 ? 'S' : '.';
+}
+
+std::string glyph_strip(const std::string& glyphs) {
+  std::string out = "<span class=\"hist\">";
+  for (size_t i = 0; i < glyphs.size();) {
+    size_t j = i;
+    while (j < glyphs.size() && glyphs[j] == glyphs[i]) ++j;
+    const char g = glyphs[i];
+    out += std::string("<i class=\"g") + (g == '.' ? 'N' : g) + "\">" + glyphs.substr(i, j - i) + "</i>";
+    i = j;
+  }
+  return out + "</span>";
+}
+
+std::string history_grid(const std::string& id, const std::map<std::string, std::vector<Tally>>& rows,
+                         const std::vector<RunResults>& runs) {
+  const double cw = 16, label_w = 220, rh = 18;
+  const double w = label_w + cw * static_cast<double>(runs.size()) + 60;
+  const double h = rh * static_cast<double>(rows.size()) + 4;
+  std::string svg = "<svg id=\"" + id + "\" class=\"chart\" style=\"max-width:" + format_number("%.0f", w) +
+                    "px\" viewBox=\"0 0 " + format_number("%.0f", w) + " " + format_number("%.0f", h) +
+                    "\" role=\"img\">";
+  size_t row_index = 0;
+  for (const auto& [label, row] : rows) {
+    const double y = 2 + rh * static_cast<double>(row_index++);
+    svg += "<text class=\"axis\" x=\"" + format_number("%.0f", label_w - 6) + "\" y=\"" +
+           format_number("%.1f", y + 12) + "\" text-anchor=\"end\">" + esc(label) + "</text>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      const Tally& t = row[i];
+      // green: nothing failed; red: all that ran failed; orange: some; amber: only expected failures (xfail)
+      const char glyph = tally_glyph(t);
+      const std::string color = glyph == 'P'   ? "#2e9d4f"
+                                : glyph == 'X' ? outcome_color(Outcome::Xfailed)
+                                : glyph != 'F' ? "#e3e5e8"
+                                : t.failed == t.ran() ? "#d9433b"
+                                                      : "#f07c1e";
+      svg += "<rect x=\"" + format_number("%.0f", label_w + cw * static_cast<double>(i)) + "\" y=\"" +
+             format_number("%.1f", y + 1) + "\" width=\"14\" height=\"14\" rx=\"2\" fill=\"" + color +
+             "\" data-glyph=\"" + std::string(1, glyph) + "\"><title>" +
+             esc(label + " · " + runs[i].run.run_id + ": " + std::to_string(t.passed) + " passed, " +
+                 std::to_string(t.failed) + " failed, " + std::to_string(t.xfailed) + " xfailed of " +
+                 std::to_string(t.ran())) +
+             "</title></rect>";
+    }
+  }
+  return svg + "</svg>";
 }
 
 std::string number_cell(double value, const std::string& format) {
@@ -190,41 +266,18 @@ std::string changes(const Page& page) {
 }
 
 std::string model_history(const Page& page) {
-  // model -> per run (passed, ran)
-  std::map<std::string, std::vector<std::pair<int, int>>> models;
+  std::map<std::string, std::vector<Tally>> models;
   for (size_t i = 0; i < page.runs.size(); ++i) {
     for (const auto& [id, r] : page.finals[i]) {
-      const std::string model = r->model.empty() ? r->loader_dir : r->model;
-      auto& row = models[model];
+      auto& row = models[r->model.empty() ? r->loader_dir : r->model];
       row.resize(page.runs.size());
-      if (r->outcome == Outcome::Skipped) continue;
-      ++row[i].second;
-      row[i].first += is_pass(r->outcome);
+      row[i].add(r->outcome);
     }
   }
-  const double cw = 16, label_w = 220, rh = 18;
-  const double w = label_w + cw * static_cast<double>(page.runs.size()) + 60;
-  const double h = rh * static_cast<double>(models.size()) + 4;
-  std::string svg = "<svg id=\"model-history\" class=\"chart\" style=\"max-width:" + format_number("%.0f", w) +
-                    "px\" viewBox=\"0 0 " + format_number("%.0f", w) + " " + format_number("%.0f", h) + "\" role=\"img\">";
-  size_t row_index = 0;
-  for (const auto& [model, row] : models) {
-    const double y = 2 + rh * static_cast<double>(row_index++);
-    svg += "<text class=\"axis\" x=\"" + format_number("%.0f", label_w - 6) + "\" y=\"" + format_number("%.1f", y + 12) +
-           "\" text-anchor=\"end\">" + esc(model) + "</text>";
-    for (size_t i = 0; i < row.size(); ++i) {
-      const auto [passed, ran] = row[i];
-      const std::string color = ran == 0 ? "#e3e5e8" : passed == ran ? "#2e9d4f" : passed == 0 ? "#d9433b" : "#e3a21a";
-      svg += "<rect x=\"" + format_number("%.0f", label_w + cw * static_cast<double>(i)) + "\" y=\"" +
-             format_number("%.1f", y + 1) + "\" width=\"14\" height=\"14\" rx=\"2\" fill=\"" + color + "\"><title>" +
-             esc(model + " · " + page.runs[i].run.run_id + ": " + std::to_string(passed) + "/" + std::to_string(ran) +
-                 " passed") +
-             "</title></rect>";
-    }
-  }
-  svg += "</svg>";
-  return section("model-history", "Per-model history (oldest → newest; green all passed, amber some, red none)",
-                 models.empty() ? none("no cases") : svg);
+  return section("model-history",
+                 "Per-model history (oldest → newest; green nothing failed, orange some failed, red all failed, "
+                 "amber only expected failures (xfail))",
+                 models.empty() ? none("no cases") : history_grid("model-history", models, page.runs));
 }
 
 }  // namespace meshtest::reports::dashboard
