@@ -33,6 +33,10 @@ th{background:#f0f1f3;position:sticky;top:0}td.num,th.num{text-align:right}
 .scroll{max-height:70vh;overflow:auto}.shown{margin:0 0 6px;color:#5f6672}
 .hist{font-family:ui-monospace,monospace;letter-spacing:1px;white-space:nowrap}.hist i{font-style:normal}
 .gP{color:#2e9d4f}.gF{color:#d9433b;font-weight:700}.gX{color:#b7791f}.gS,.gN{color:#9aa0a6}
+.grid rect{width:14px;height:14px;rx:2px}.cP{fill:#2e9d4f}.cF{fill:#d9433b}.cO{fill:#f07c1e}.cX{fill:#e3a21a}.cN{fill:#e3e5e8}
+.o-passed{background:#2e9d4f}.o-failed{background:#d9433b}.o-error{background:#8e2b8e}.o-xfailed{background:#e3a21a}
+.o-xpassed{background:#1f77b4}.o-skipped{background:#9aa0a6}
+section{content-visibility:auto;contain-intrinsic-size:auto 900px}
 )css";
 
 // Filters the rows marked data-f by the filter bar's selects (a row without
@@ -59,10 +63,15 @@ const char* const kFilterScript = R"js(
       for (var r = 0; r < rows.length; r++) {
         var row = rows[r], ok = true;
         for (var k = 0; k < keys.length && ok; k++) {
-          var v = row.getAttribute('data-' + keys[k]);
+          var v = keys[k] === 'id' ? null : row.getAttribute('data-' + keys[k]);
+          if (keys[k] === 'id') {  // the row's id cell contains the text
+            var cell = row.querySelector('.id');
+            ok = !cell || cell.textContent.toLowerCase().indexOf(w.id) >= 0;
+            continue;
+          }
           if (v === null) continue;
           v = v.toLowerCase();
-          ok = keys[k] === 'id' ? v.indexOf(w.id) >= 0 : v === w[keys[k]];
+          ok = v === w[keys[k]];
         }
         row.hidden = !ok;
         if (ok) shown++;

@@ -57,6 +57,16 @@ std::string shown_count(const std::string& table_id, size_t rows) {
          std::to_string(rows) + " shown (filters above)</p>";
 }
 
+// "2 passed, 1 xfailed": the non-zero counts.
+std::string tally_text(const Tally& t) {
+  std::string out;
+  for (const auto& [n, what] : {std::pair<size_t, const char*>{t.passed, "passed"}, {t.failed, "failed"},
+                                {t.xfailed, "xfailed"}, {t.skipped, "skipped"}}) {
+    if (n > 0) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  }
+  return out.empty() ? "no result" : out;
+}
+
 }  // namespace
 
 std::string filter_bar(const Page& page) {
@@ -85,9 +95,9 @@ std::string case_explorer(const Page& page) {
       if (it != finals.end()) t.add(it->second->outcome);
       glyphs += tally_glyph(t);
     }
-    rows += "<tr" + data_attributes(filter_values(*r)) + " data-id=\"" + esc(r->test_id) + "\">" +
-            cell(r->test_id, "id") + cell(r->arch) + "<td><span class=\"cell\" style=\"background:" +
-            outcome_color(r->outcome) + "\"></span> " + esc(std::string(outcome_name(r->outcome))) + "</td>" +
+    const std::string outcome(outcome_name(r->outcome));
+    rows += "<tr" + data_attributes(filter_values(*r)) + ">" + cell(r->test_id, "id") + cell(r->arch) +
+            "<td><i class=\"cell o-" + outcome + "\"></i> " + outcome + "</td>" +
             cell(r->status) + cell(r->bringup_status) + number_cell(r->pcc, "%.4f") +
             number_cell(r->wall_seconds, "%.2f") + "<td>" + glyph_strip(glyphs) + "</td>" +
             cell(first_line(r->error_message, 240), "msg") + "</tr>";
@@ -127,11 +137,10 @@ std::string variant_history(const Page& page) {
     for (const Tally& t : row.runs) glyphs += tally_glyph(t);
     const Tally& last = row.runs.back();
     html += "<tr" +
-            data_attributes({{"family", family}, {"variant", variant}, {"arch", arch}, {"group", row.group}}) +
-            " data-id=\"" + esc(family + " " + variant) + "\">" + cell(family) + cell(variant, "id") + cell(arch) +
+            data_attributes({{"family", family}, {"variant", variant}, {"arch", arch}, {"group", row.group}}) + ">" +
+            cell(family) + cell(variant, "id") + cell(arch) +
             "<td class=\"num\">" + std::to_string(row.cases) + "</td><td>" + glyph_strip(glyphs) + "</td>" +
-            cell(std::to_string(last.passed) + " passed, " + std::to_string(last.failed) + " failed, " +
-                 std::to_string(last.xfailed) + " xfailed, " + std::to_string(last.skipped) + " skipped") +
+            cell(tally_text(last)) +
             "</tr>";
   }
   return section("variant-history",

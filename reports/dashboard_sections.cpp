@@ -119,31 +119,26 @@ std::string history_grid(const std::string& id, const std::map<std::string, std:
   const double cw = 16, label_w = 220, rh = 18;
   const double w = label_w + cw * static_cast<double>(runs.size()) + 60;
   const double h = rh * static_cast<double>(rows.size()) + 4;
-  std::string svg = "<svg id=\"" + id + "\" class=\"chart\" style=\"max-width:" + format_number("%.0f", w) +
+  std::string svg = "<svg id=\"" + id + "\" class=\"chart grid\" style=\"max-width:" + format_number("%.0f", w) +
                     "px\" viewBox=\"0 0 " + format_number("%.0f", w) + " " + format_number("%.0f", h) +
                     "\" role=\"img\">";
   size_t row_index = 0;
   for (const auto& [label, row] : rows) {
     const double y = 2 + rh * static_cast<double>(row_index++);
-    svg += "<text class=\"axis\" x=\"" + format_number("%.0f", label_w - 6) + "\" y=\"" +
-           format_number("%.1f", y + 12) + "\" text-anchor=\"end\">" + esc(label) + "</text>";
+    // One tooltip per row (a title per cell weighs too much at 200 models x 20 runs).
+    std::string glyphs;
+    for (const Tally& t : row) glyphs += tally_glyph(t);
+    svg += "<g><title>" + esc(label + " (oldest → newest): " + glyphs) + "</title><text class=\"axis\" x=\"" +
+           format_number("%.0f", label_w - 6) + "\" y=\"" + format_number("%.1f", y + 12) +
+           "\" text-anchor=\"end\">" + esc(label) + "</text>";
     for (size_t i = 0; i < row.size(); ++i) {
-      const Tally& t = row[i];
-      // green: nothing failed; red: all that ran failed; orange: some; amber: only expected failures (xfail)
-      const char glyph = tally_glyph(t);
-      const std::string color = glyph == 'P'   ? "#2e9d4f"
-                                : glyph == 'X' ? outcome_color(Outcome::Xfailed)
-                                : glyph != 'F' ? "#e3e5e8"
-                                : t.failed == t.ran() ? "#d9433b"
-                                                      : "#f07c1e";
+      // cP nothing failed; cF all that ran failed; cO some failed; cX only expected failures; cN none
+      const char glyph = tally_glyph(row[i]);
+      const char css = glyph == 'F' ? (row[i].failed == row[i].ran() ? 'F' : 'O') : glyph == '.' || glyph == 'S' ? 'N' : glyph;
       svg += "<rect x=\"" + format_number("%.0f", label_w + cw * static_cast<double>(i)) + "\" y=\"" +
-             format_number("%.1f", y + 1) + "\" width=\"14\" height=\"14\" rx=\"2\" fill=\"" + color +
-             "\" data-glyph=\"" + std::string(1, glyph) + "\"><title>" +
-             esc(label + " · " + runs[i].run.run_id + ": " + std::to_string(t.passed) + " passed, " +
-                 std::to_string(t.failed) + " failed, " + std::to_string(t.xfailed) + " xfailed of " +
-                 std::to_string(t.ran())) +
-             "</title></rect>";
+             format_number("%.0f", y + 1) + "\" class=\"c" + std::string(1, css) + "\"/>";
     }
+    svg += "</g>";
   }
   return svg + "</svg>";
 }

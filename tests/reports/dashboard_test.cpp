@@ -78,10 +78,11 @@ TEST(Dashboard, XfailsAreNotPaintedAsFailures) {
   const std::string xfails = html.substr(html.find("id=\"xfails\""));
   EXPECT_NE(xfails.find("known: the conv kernel is wrong"), std::string::npos);
   EXPECT_NE(html.find("run-1: 100%"), std::string::npos);  // 1 of 1 that had to pass
-  EXPECT_NE(html.find("data-glyph=\"P\""), std::string::npos);  // the model: nothing failed
-  EXPECT_EQ(html.find("data-glyph=\"F\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"cP\"/>"), std::string::npos);  // the model: nothing failed
+  EXPECT_EQ(html.find("class=\"cF\"/>"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"cO\"/>"), std::string::npos);
   run.results = {xfail};
-  EXPECT_NE(render_dashboard({run}).find("data-glyph=\"X\""), std::string::npos);  // only expected failures
+  EXPECT_NE(render_dashboard({run}).find("class=\"cX\"/>"), std::string::npos);  // only expected failures
 }
 
 // The explorer: every arch's cases with what the filters read, long ids with
