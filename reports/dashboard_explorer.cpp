@@ -153,18 +153,8 @@ std::string variant_history(const Page& page) {
 }
 
 std::string arch_history(const Page& page) {
-  std::map<std::string, std::vector<Tally>> arches;
-  for (size_t i = 0; i < page.every_arch_finals.size(); ++i) {
-    for (const auto& [key, r] : page.every_arch_finals[i]) {
-      auto& row = arches[key.first];
-      row.resize(page.every_arch_finals.size());
-      row[i].add(r->outcome);
-    }
-  }
-  return section("arch-history",
-                 "Per-arch history (oldest → newest; green nothing failed, orange some failed, red all failed, "
-                 "amber only expected failures)",
-                 arches.empty() ? none("no cases") : history_grid("arch-history-chart", arches, page.every_arch));
+  const auto rows = tally_rows(page.every_arch_finals, [](const ArchCase& key, const CaseResult&) { return key.first; });
+  return history_section("arch-history", "arch", "arch-history-chart", rows, page.every_arch);
 }
 
 std::string placeholders(const Page& page) {

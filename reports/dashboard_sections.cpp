@@ -260,19 +260,20 @@ std::string changes(const Page& page) {
   return section("changes", "What changed since the previous run", body);
 }
 
+std::string history_section(const std::string& id, const std::string& what, const std::string& chart_id,
+                            const std::map<std::string, std::vector<Tally>>& rows, const std::vector<RunResults>& runs) {
+  return section(id,
+                 "Per-" + what +
+                     " history (oldest → newest; green nothing failed, orange some failed, red all failed, amber only "
+                     "expected failures (xfail))",
+                 rows.empty() ? none("no cases") : history_grid(chart_id, rows, runs));
+}
+
 std::string model_history(const Page& page) {
-  std::map<std::string, std::vector<Tally>> models;
-  for (size_t i = 0; i < page.runs.size(); ++i) {
-    for (const auto& [id, r] : page.finals[i]) {
-      auto& row = models[r->model.empty() ? r->loader_dir : r->model];
-      row.resize(page.runs.size());
-      row[i].add(r->outcome);
-    }
-  }
-  return section("model-history",
-                 "Per-model history (oldest → newest; green nothing failed, orange some failed, red all failed, "
-                 "amber only expected failures (xfail))",
-                 models.empty() ? none("no cases") : history_grid("model-history", models, page.runs));
+  const auto rows = tally_rows(page.finals, [](const std::string&, const CaseResult& r) {
+    return r.model.empty() ? r.loader_dir : r.model;
+  });
+  return history_section("model-history", "model", "model-history", rows, page.runs);
 }
 
 }  // namespace meshtest::reports::dashboard

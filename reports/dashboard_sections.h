@@ -67,5 +67,23 @@ std::string id_html(const std::string& id);
 // The grid of per-run cells (one row per label) that model and arch history draw.
 std::string history_grid(const std::string& id, const std::map<std::string, std::vector<Tally>>& rows,
                          const std::vector<RunResults>& runs);
+// A section holding one history grid ("Per-<what> history ...", with the colour legend).
+std::string history_section(const std::string& id, const std::string& what, const std::string& chart_id,
+                            const std::map<std::string, std::vector<Tally>>& rows, const std::vector<RunResults>& runs);
+
+// Tallies per label and run from per-run final results (`finals[i]`: run i's),
+// the label of a result given by `label(key, result)`.
+template <class Finals, class Label>
+std::map<std::string, std::vector<Tally>> tally_rows(const std::vector<Finals>& finals, Label label) {
+  std::map<std::string, std::vector<Tally>> rows;
+  for (size_t i = 0; i < finals.size(); ++i) {
+    for (const auto& [key, r] : finals[i]) {
+      auto& row = rows[label(key, *r)];
+      row.resize(finals.size());
+      row[i].add(r->outcome);
+    }
+  }
+  return rows;
+}
 
 }  // namespace meshtest::reports::dashboard

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/common/run_command.h"
+#include "tests/engine/fault_ids.h"
 
 namespace {
 
@@ -25,13 +26,8 @@ Result run(const std::string& args, const std::string& env = "") {
   return meshtest::testing::run_command(env + " " + MESHTEST_BINARY + " " + args);
 }
 
-std::string id(const std::string& variant) { return "faults/native-" + variant + "-single_device-inference"; }
-
-std::string ids(const std::vector<std::string>& variants) {
-  std::string out;
-  for (const auto& v : variants) out += " " + id(v);
-  return out;
-}
+using meshtest::testing::faults::id;
+using meshtest::testing::faults::ids;
 
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 

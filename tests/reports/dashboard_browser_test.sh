@@ -66,13 +66,14 @@ same "script elements (the page's own filter script only)" "$(grep -o '<script' 
 if grep -q "<title>pwned" "$dom"; then echo "FAILED: the hostile script ran"; fail=1; fi
 
 # Every case of the newest run, every arch (the store puts every third case on n300-llmbox).
-same "case rows, every arch" "$(grep -o '<tr data-f="" data-arch="[^"]*" data-family="[^"]*" data-group="[^"]*" data-mode' "$dom" | wc -l)" 60
-same "case rows on n300-llmbox" "$(grep -o '<tr data-f="" data-arch="n300-llmbox" data-family="[^"]*" data-group="[^"]*" data-mode' "$dom" | wc -l)" 20
+same "case rows, every arch" "$( (grep -o '<tr data-f="" data-arch="[^"]*" data-family="[^"]*" data-group="[^"]*" data-mode' "$dom" || true) | wc -l)" 60
+same "case rows on n300-llmbox" "$( (grep -o '<tr data-f="" data-arch="n300-llmbox" data-family="[^"]*" data-group="[^"]*" data-mode' "$dom" || true) | wc -l)" 20
 same "no row hidden without a filter" "$(grep -c 'hidden=""' "$dom" || true)" 0
 # The filters from the address: the rows shown are those the page holds for n150 and failed.
-expected=$(grep -o '<tr data-f data-arch="n150" [^>]*data-status="xfailed"' "$out/dashboard.html" | wc -l)
+expected=$( (grep -o '<tr data-f data-arch="n150" [^>]*data-status="xfailed"' "$out/dashboard.html" || true) | wc -l)
 if [ "$expected" -lt 1 ]; then echo "FAILED: the generated store has no xfailed n150 case to filter on"; fail=1; fi
-shown=$(grep -o '<tr data-f="" data-arch="[^"]*" data-family="[^"]*" data-group="[^"]*" data-mode="[^"]*" data-par="[^"]*" data-status="[^"]*" data-variant="[^"]*" data-id="[^"]*">' "$filtered" | wc -l)
+# A shown case row ends after data-variant; a filtered-out one goes on with hidden="".
+shown=$( (grep -o '<tr data-f="" data-arch="[^"]*" data-family="[^"]*" data-group="[^"]*" data-mode="[^"]*" data-par="[^"]*" data-status="[^"]*" data-variant="[^"]*">' "$filtered" || true) | wc -l)
 same "case rows shown for #arch=n150&status=xfailed" "$shown" "$expected"
 check "the shown count says so" "$filtered" "data-count-for=\"case-table\">$expected<"
 check "the arch select took the address's value" "$filtered" '<option>n150</option>'
