@@ -87,19 +87,28 @@ ConsoleStyle ConsoleHabits::style(bool terminal) const {
   return s;
 }
 
+namespace {
+
+void add_habit_options(CLI::App* a, ConsoleHabits& habits) {
+  a->add_flag_function("-v,--verbose", [&habits](std::int64_t n) { habits.verbosity += static_cast<int>(n); },
+                       "More output: -v a line for every case (also on a terminal), -vv also debug logging "
+                       "(or MESHTEST_LOG_LEVEL=debug); before or after the subcommand");
+  a->add_flag_function("-q,--quiet", [&habits](std::int64_t n) { habits.verbosity -= static_cast<int>(n); },
+                       "Less output: lines only for cases that did not pass, and the summary");
+  a->add_option("--color", habits.color, "Colour the console: auto (on a terminal, unless NO_COLOR is set), yes, no")
+      ->check(CLI::IsMember({"auto", "yes", "no"}));
+}
+
+}  // namespace
+
 void add_console_habits(CLI::App& app, ConsoleHabits& habits) {
-  std::vector<CLI::App*> apps = app.get_subcommands([](CLI::App*) { return true; });
-  apps.insert(apps.begin(), &app);
-  for (CLI::App* a : apps) {
-    a->add_flag_function("-v,--verbose", [&habits](std::int64_t n) { habits.verbosity += static_cast<int>(n); },
-                         "More output: -v a line for every case (also on a terminal), -vv also debug logging "
-                         "(or MESHTEST_LOG_LEVEL=debug); before or after the subcommand");
-    a->add_flag_function("-q,--quiet", [&habits](std::int64_t n) { habits.verbosity -= static_cast<int>(n); },
-                         "Less output: lines only for cases that did not pass, and the summary");
-    a->add_option("--color", habits.color,
-                  "Colour the console: auto (on a terminal, unless NO_COLOR is set), yes, no")
-        ->check(CLI::IsMember({"auto", "yes", "no"}));
-  }
+  add_habit_options(&app, habits);
+  // Subcommands get them when parsing starts, so one registered after this call has them too.
+  app.preparse_callback([&app, &habits](std::size_t) {
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      if (sub->get_option_no_throw("--color") == nullptr) add_habit_options(sub, habits);
+    }
+  });
 }
 
 std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& error, int argc, char** argv) {

@@ -18,8 +18,8 @@ struct ConsoleHabits {
   ConsoleStyle style(bool terminal) const;
 };
 
-// Adds -q, -v/-vv and --color to `app` and to every subcommand it has now;
-// call it after the last subcommand is registered.
+// Adds -q, -v/-vv and --color to `app` now and, when parsing starts, to
+// every subcommand it has then (also those registered after this call).
 void add_console_habits(CLI::App& app, ConsoleHabits& habits);
 
 // A usage error's message with a "did you mean" line when the subcommand or

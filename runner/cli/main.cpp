@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
   mutate->add_option("--kill-matrix", mutate_opts.kill_matrix_json, "Write the kill matrix as JSON to this file");
   const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
-  // Last: -q/-v/-vv and --color on the app and every subcommand above.
+  // -q/-v/-vv and --color on the app and on every subcommand, wherever it is registered.
   meshtest::runner::ConsoleHabits habits;
   meshtest::runner::add_console_habits(app, habits);
 
