@@ -53,6 +53,15 @@ std::string change_rows(const std::vector<CaseChange>& changes, bool show_pcc) {
   return rows;
 }
 
+// A list of changes; a long one (a nightly's hundreds of PCC drops) folded, its size in the summary.
+std::string change_table(const std::vector<std::string>& headings, const std::vector<CaseChange>& changes,
+                         bool show_pcc) {
+  if (changes.empty()) return none("none");
+  const std::string t = table(headings, change_rows(changes, show_pcc));
+  if (changes.size() <= 20) return t;
+  return "<details><summary>" + std::to_string(changes.size()) + " case(s)</summary>" + t + "</details>";
+}
+
 }  // namespace
 
 std::string outcome_color(Outcome o) {
@@ -253,10 +262,10 @@ std::string changes(const Page& page) {
                      count_text(d.fixed.size()) + " new pass(es)</span>, " + count_text(d.pcc_drops.size()) +
                      " PCC drop(s), " + count_text(d.slower.size()) + " slower case(s).</p>";
   body += "<h3>New failures</h3>" +
-          (d.new_failures.empty() ? none("none") : table(headings, change_rows(d.new_failures, false)));
-  body += "<h3>New passes</h3>" + (d.fixed.empty() ? none("none") : table(headings, change_rows(d.fixed, false)));
+          change_table(headings, d.new_failures, false);
+  body += "<h3>New passes</h3>" + change_table(headings, d.fixed, false);
   body += "<h3>PCC drops (more than " + format_number("%g", page.options.diff.pcc_margin) + ")</h3>" +
-          (d.pcc_drops.empty() ? none("none") : table(pcc_headings, change_rows(d.pcc_drops, true)));
+          change_table(pcc_headings, d.pcc_drops, true);
   return section("changes", "What changed since the previous run", body);
 }
 

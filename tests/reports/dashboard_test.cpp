@@ -119,6 +119,20 @@ TEST(Dashboard, ExplorerRowsCarryTheFilterKeysAndPlaceholdersAreListed) {
   EXPECT_NE(html.find("Placeholders: planned models without a loader (1;"), std::string::npos);
 }
 
+// A nightly's hundreds of PCC drops do not bury the page: a list over 20 is folded.
+TEST(Dashboard, LongChangeListsAreFolded) {
+  RunResults before{run_info("run-1", "2026-11-21T00:00:00.000Z"), {}, {}, "", {}};
+  RunResults after{run_info("run-2", "2026-11-22T00:00:00.000Z"), {}, {}, "", {}};
+  for (int i = 0; i < 25; ++i) {
+    before.results.push_back(quick_result("m/" + std::to_string(i), Outcome::Passed, 0.999));
+    after.results.push_back(quick_result("m/" + std::to_string(i), Outcome::Passed, 0.95));
+  }
+  EXPECT_NE(render_dashboard({before, after}).find("<details><summary>25 case(s)</summary>"), std::string::npos);
+  after.results.resize(20);
+  before.results.resize(20);
+  EXPECT_EQ(render_dashboard({before, after}).find("<details><summary>20 case(s)</summary>"), std::string::npos);
+}
+
 TEST(Dashboard, EmptyStoreSaysSo) {
   EXPECT_NE(render_dashboard({}).find("no runs yet"), std::string::npos);
 }
