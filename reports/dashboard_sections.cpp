@@ -20,11 +20,12 @@ const std::vector<Outcome> kOutcomes = {Outcome::Passed,  Outcome::Failed,  Outc
 std::string count_text(size_t n) { return std::to_string(n); }
 
 // Of the cases a run was asked to run: a missing case (selected, no result)
-// counts as not passed, so a lost shard never reads as green.
+// counts as not passed, so a lost shard never reads as green; an xfail is
+// expected and counts neither way.
 double pass_rate(const std::map<std::string, const CaseResult*>& finals, size_t missing) {
   size_t ran = missing, passed = 0;
   for (const auto& [id, r] : finals) {
-    if (r->outcome == Outcome::Skipped) continue;
+    if (r->outcome == Outcome::Skipped || r->outcome == Outcome::Xfailed) continue;
     ++ran;
     passed += is_pass(r->outcome);
   }
@@ -52,6 +53,15 @@ std::string change_rows(const std::vector<CaseChange>& changes, bool show_pcc) {
   return rows;
 }
 
+// A list of changes; a long one (a nightly's hundreds of PCC drops) folded, its size in the summary.
+std::string change_table(const std::vector<std::string>& headings, const std::vector<CaseChange>& changes,
+                         bool show_pcc) {
+  if (changes.empty()) return none("none");
+  const std::string t = table(headings, change_rows(changes, show_pcc));
+  if (changes.size() <= 20) return t;
+  return "<details><summary>" + std::to_string(changes.size()) + " case(s)</summary>" + t + "</details>";
+}
+
 }  // namespace
 
 std::string outcome_color(Outcome o) {
@@ -69,7 +79,77 @@ std::string outcome_color(Outcome o) {
 std::string esc(const std::string& text) { return xml_escape(text); }
 
 std::string cell(const std::string& text, const std::string& css_class) {
-  return (css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">") + esc(text) + "</td>";
+  return (css_class.empty() ? "<td>" : "<td class=\"" + css_class + "\">") +
+         (css_class == "id" ? id_html(text) : esc(text)) + "</td>";
+}
+
+std::string id_html(const std::string& id) {
+  std::string out;
+  size_t from = 0;
+  for (size_t at = id.find_first_of("/-"); at != std::string::npos; at = id.find_first_of("/-", at + 1)) {
+    out += esc(id.substr(from, at + 1 - from)) + "<wbr>";
+    from = at + 1;
+  }
+  return out + esc(id.substr(from));
+}
+
+void Tally::add(Outcome o) {
+  switch (o) {
+    case Outcome::Passed: ++passed; break;
+    case Outcome::Xfailed: ++xfailed; break;
+    case Outcome::Skipped: ++skipped; break;
+    case Outcome::Failed:
+    case Outcome::Error:
+    case Outcome::Xpassed: ++failed; break;
+  }
+}
+
+char tally_glyph(const Tally& t) {
+  if (t.failed > 0) return 'F';
+  if (t.passed > 0) return 'P';
+  if (t.xfailed > 0) return 'X';
+  return t.skipped > 0 ? 'S' : '.';
+}
+
+std::string glyph_strip(const std::string& glyphs) {
+  std::string out = "<span class=\"hist\">";
+  for (size_t i = 0; i < glyphs.size();) {
+    size_t j = i;
+    while (j < glyphs.size() && glyphs[j] == glyphs[i]) ++j;
+    const char g = glyphs[i];
+    out += std::string("<i class=\"g") + (g == '.' ? 'N' : g) + "\">" + glyphs.substr(i, j - i) + "</i>";
+    i = j;
+  }
+  return out + "</span>";
+}
+
+std::string history_grid(const std::string& id, const std::map<std::string, std::vector<Tally>>& rows,
+                         const std::vector<RunResults>& runs) {
+  const double cw = 16, label_w = 220, rh = 18;
+  const double w = label_w + cw * static_cast<double>(runs.size()) + 60;
+  const double h = rh * static_cast<double>(rows.size()) + 4;
+  std::string svg = "<svg id=\"" + id + "\" class=\"chart grid\" style=\"max-width:" + format_number("%.0f", w) +
+                    "px\" viewBox=\"0 0 " + format_number("%.0f", w) + " " + format_number("%.0f", h) +
+                    "\" role=\"img\">";
+  size_t row_index = 0;
+  for (const auto& [label, row] : rows) {
+    const double y = 2 + rh * static_cast<double>(row_index++);
+    // One tooltip per row (a title per cell weighs too much at 200 models x 20 runs).
+    std::string glyphs;
+    for (const Tally& t : row) glyphs += tally_glyph(t);
+    svg += "<g><title>" + esc(label + " (oldest → newest): " + glyphs) + "</title><text class=\"axis\" x=\"" +
+           format_number("%.0f", label_w - 6) + "\" y=\"" + format_number("%.1f", y + 12) +
+           "\" text-anchor=\"end\">" + esc(label) + "</text>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      // cP nothing failed; cF all that ran failed; cO some failed; cX only expected failures; cN none
+      const char glyph = tally_glyph(row[i]);
+      const char css = glyph == 'F' ? (row[i].failed == row[i].ran() ? 'F' : 'O') : glyph == '.' || glyph == 'S' ? 'N' : glyph;
+      svg += "<rect x=\"" + format_number("%.0f", label_w + cw * static_cast<double>(i)) + "\" y=\"" +
+             format_number("%.0f", y + 1) + "\" class=\"c" + std::string(1, css) + "\"/>";
+    }
+    svg += "</g>";
+  }
+  return svg + "</svg>";
 }
 
 std::string number_cell(double value, const std::string& format) {
@@ -182,49 +262,27 @@ std::string changes(const Page& page) {
                      count_text(d.fixed.size()) + " new pass(es)</span>, " + count_text(d.pcc_drops.size()) +
                      " PCC drop(s), " + count_text(d.slower.size()) + " slower case(s).</p>";
   body += "<h3>New failures</h3>" +
-          (d.new_failures.empty() ? none("none") : table(headings, change_rows(d.new_failures, false)));
-  body += "<h3>New passes</h3>" + (d.fixed.empty() ? none("none") : table(headings, change_rows(d.fixed, false)));
+          change_table(headings, d.new_failures, false);
+  body += "<h3>New passes</h3>" + change_table(headings, d.fixed, false);
   body += "<h3>PCC drops (more than " + format_number("%g", page.options.diff.pcc_margin) + ")</h3>" +
-          (d.pcc_drops.empty() ? none("none") : table(pcc_headings, change_rows(d.pcc_drops, true)));
+          change_table(pcc_headings, d.pcc_drops, true);
   return section("changes", "What changed since the previous run", body);
 }
 
+std::string history_section(const std::string& id, const std::string& what, const std::string& chart_id,
+                            const std::map<std::string, std::vector<Tally>>& rows, const std::vector<RunResults>& runs) {
+  return section(id,
+                 "Per-" + what +
+                     " history (oldest → newest; green nothing failed, orange some failed, red all failed, amber only "
+                     "expected failures (xfail))",
+                 rows.empty() ? none("no cases") : history_grid(chart_id, rows, runs));
+}
+
 std::string model_history(const Page& page) {
-  // model -> per run (passed, ran)
-  std::map<std::string, std::vector<std::pair<int, int>>> models;
-  for (size_t i = 0; i < page.runs.size(); ++i) {
-    for (const auto& [id, r] : page.finals[i]) {
-      const std::string model = r->model.empty() ? r->loader_dir : r->model;
-      auto& row = models[model];
-      row.resize(page.runs.size());
-      if (r->outcome == Outcome::Skipped) continue;
-      ++row[i].second;
-      row[i].first += is_pass(r->outcome);
-    }
-  }
-  const double cw = 16, label_w = 220, rh = 18;
-  const double w = label_w + cw * static_cast<double>(page.runs.size()) + 60;
-  const double h = rh * static_cast<double>(models.size()) + 4;
-  std::string svg = "<svg id=\"model-history\" class=\"chart\" style=\"max-width:" + format_number("%.0f", w) +
-                    "px\" viewBox=\"0 0 " + format_number("%.0f", w) + " " + format_number("%.0f", h) + "\" role=\"img\">";
-  size_t row_index = 0;
-  for (const auto& [model, row] : models) {
-    const double y = 2 + rh * static_cast<double>(row_index++);
-    svg += "<text class=\"axis\" x=\"" + format_number("%.0f", label_w - 6) + "\" y=\"" + format_number("%.1f", y + 12) +
-           "\" text-anchor=\"end\">" + esc(model) + "</text>";
-    for (size_t i = 0; i < row.size(); ++i) {
-      const auto [passed, ran] = row[i];
-      const std::string color = ran == 0 ? "#e3e5e8" : passed == ran ? "#2e9d4f" : passed == 0 ? "#d9433b" : "#e3a21a";
-      svg += "<rect x=\"" + format_number("%.0f", label_w + cw * static_cast<double>(i)) + "\" y=\"" +
-             format_number("%.1f", y + 1) + "\" width=\"14\" height=\"14\" rx=\"2\" fill=\"" + color + "\"><title>" +
-             esc(model + " · " + page.runs[i].run.run_id + ": " + std::to_string(passed) + "/" + std::to_string(ran) +
-                 " passed") +
-             "</title></rect>";
-    }
-  }
-  svg += "</svg>";
-  return section("model-history", "Per-model history (oldest → newest; green all passed, amber some, red none)",
-                 models.empty() ? none("no cases") : svg);
+  const auto rows = tally_rows(page.finals, [](const std::string&, const CaseResult& r) {
+    return r.model.empty() ? r.loader_dir : r.model;
+  });
+  return history_section("model-history", "model", "model-history", rows, page.runs);
 }
 
 }  // namespace meshtest::reports::dashboard

@@ -79,7 +79,10 @@ std::string slowest(const Page& page) {
                               "</details>");
 }
 
-std::string failure_groups(const Page& page) {
+namespace {
+
+// The latest run's results that `wanted` picks, grouped by bring-up status and reason, biggest group first.
+std::string grouped_by_reason(const Page& page, bool (*wanted)(Outcome)) {
   struct Group {
     size_t count = 0;
     std::vector<std::string> ids;
@@ -87,7 +90,7 @@ std::string failure_groups(const Page& page) {
   };
   std::map<std::pair<std::string, std::string>, Group> groups;
   for (const auto& [id, r] : page.latest_finals()) {
-    if (!is_failure(r->outcome) && r->outcome != Outcome::Xfailed) continue;
+    if (!wanted(r->outcome)) continue;
     Group& g = groups[{r->bringup_status, reason_key(*r)}];
     if (g.count++ < 5) g.ids.push_back(id);
     if (g.example.empty()) g.example = r->error_message;
@@ -98,14 +101,28 @@ std::string failure_groups(const Page& page) {
   std::string rows;
   for (const auto& [key, g] : sorted) {
     std::string ids;
-    for (const auto& id : g.ids) ids += esc(id) + "<br>";
+    for (const auto& id : g.ids) ids += id_html(id) + "<br>";
     if (g.count > g.ids.size()) ids += "… and " + std::to_string(g.count - g.ids.size()) + " more";
     rows += "<tr><td class=\"num\">" + std::to_string(g.count) + "</td>" + cell(key.first) + cell(key.second, "msg") +
             "<td class=\"id\">" + ids + "</td></tr>";
   }
-  return section("failures", "Failures grouped by reason (latest run)",
-                 groups.empty() ? none("No failures.")
-                                : table({"cases", "bring-up status", "reason", "cases (first 5)"}, rows));
+  return rows.empty() ? "" : table({"cases", "bring-up status", "reason", "cases (first 5)"}, rows);
+}
+
+bool is_expected_failure(Outcome o) { return o == Outcome::Xfailed; }
+
+}  // namespace
+
+std::string failure_groups(const Page& page) {
+  const std::string body = grouped_by_reason(page, is_failure);
+  return section("failures", "Failures grouped by reason (latest run; expected failures are below)",
+                 body.empty() ? none("No failures.") : body);
+}
+
+std::string xfails(const Page& page) {
+  const std::string body = grouped_by_reason(page, is_expected_failure);
+  return section("xfails", "Expected failures (KNOWN_FAILURE_XFAIL) grouped by reason (latest run)",
+                 body.empty() ? none("No expected failures.") : body);
 }
 
 std::string guidance(const Page& page) {
@@ -125,22 +142,6 @@ std::string guidance(const Page& page) {
   }
   return section("guidance", "Guidance: test_config updates these results suggest (meshtest promote applies them)",
                  body.empty() ? none("Nothing to update.") : body);
-}
-
-std::string all_cases(const Page& page) {
-  std::string rows;
-  for (const auto& [id, r] : page.latest_finals()) {
-    rows += "<tr data-outcome=\"" + std::string(outcome_name(r->outcome)) + "\">" + cell(id, "id") +
-            "<td><span class=\"cell\" style=\"background:" + outcome_color(r->outcome) + "\"></span> " +
-            esc(std::string(outcome_name(r->outcome))) + "</td>" + cell(r->bringup_status) + cell(r->status) +
-            number_cell(r->pcc, "%.6f") + number_cell(r->wall_seconds, "%.2f") + cell(r->error_message, "msg") +
-            "</tr>";
-  }
-  return section("cases", "Every case of the latest run",
-                 "<details><summary>" + std::to_string(page.latest_finals().size()) + " case(s)</summary>" +
-                     table({"test id", "outcome", "bring-up status", "config status", "PCC", "wall s", "message"},
-                           rows) +
-                     "</details>");
 }
 
 }  // namespace meshtest::reports::dashboard

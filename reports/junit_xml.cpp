@@ -2,6 +2,7 @@
 #include "reports/junit_xml.h"
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "reports/atomic_file.h"
@@ -38,7 +39,26 @@ std::string seconds(double s) {
   return buf;
 }
 
-void write_case(std::ostringstream& xml, const CaseResult& r) {
+std::string failure_detail(const CaseResult& r) {
+  return "[" + r.bringup_status + "] phase " + r.phase +
+         (r.failure_kind != FailureKind::None ? " (" + std::string(failure_kind_name(r.failure_kind)) + ")" : "") +
+         ": " + r.error_message;
+}
+
+// Earlier attempts of a case run again (--reruns), as Maven Surefire and
+// pytest-rerunfailures write them: <flakyFailure>/<flakyError> when the case
+// passed in the end, <rerunFailure>/<rerunError> when it never did.
+void write_reruns(std::ostringstream& xml, const CaseResult& final_result, const std::vector<const CaseResult*>& earlier) {
+  const std::string kind = final_result.outcome == Outcome::Passed ? "flaky" : "rerun";
+  for (const CaseResult* r : earlier) {
+    const std::string element = kind + (r->outcome == Outcome::Error ? "Error" : "Failure");
+    xml << "    <" << element << " message=\"" << xml_escape(r->error_message) << "\" type=\""
+        << xml_escape(r->bringup_status) << "\"><stackTrace>attempt " << r->attempt << ": "
+        << xml_escape(failure_detail(*r)) << "</stackTrace></" << element << ">\n";
+  }
+}
+
+void write_case(std::ostringstream& xml, const CaseResult& r, const std::vector<const CaseResult*>& earlier) {
   xml << "  <testcase classname=\"" << xml_escape(r.loader_dir) << "\" name=\"" << xml_escape(r.test_id)
       << "\" time=\"" << seconds(r.wall_seconds) << "\" timestamp=\"" << xml_escape(r.started_at) << "\">\n";
   xml << "    <properties>\n";
@@ -48,9 +68,7 @@ void write_case(std::ostringstream& xml, const CaseResult& r) {
         << "\"/>\n";
   }
   xml << "    </properties>\n";
-  const std::string detail = "[" + r.bringup_status + "] phase " + r.phase +
-                             (r.failure_kind != FailureKind::None ? " (" + std::string(failure_kind_name(r.failure_kind)) + ")" : "") +
-                             ": " + r.error_message;
+  const std::string detail = failure_detail(r);
   switch (r.outcome) {
     case Outcome::Passed: break;
     case Outcome::Failed:
@@ -73,6 +91,7 @@ void write_case(std::ostringstream& xml, const CaseResult& r) {
           << "\">expected to fail but passed</failure>\n";
       break;
   }
+  write_reruns(xml, r, earlier);
   if (!r.captured_output.empty()) {
     xml << "    <system-out>" << xml_escape(r.captured_output) << "</system-out>\n";
   }
@@ -81,7 +100,8 @@ void write_case(std::ostringstream& xml, const CaseResult& r) {
 
 }  // namespace
 
-std::string junit_xml(const RunInfo& run, const std::vector<CaseResult>& results) {
+std::string junit_xml(const RunInfo& run, const std::vector<CaseResult>& results,
+                      const std::vector<CaseResult>& reruns) {
   int failures = 0, errors = 0, skipped = 0;
   double total = 0;
   for (const CaseResult& r : results) {
@@ -102,13 +122,16 @@ std::string junit_xml(const RunInfo& run, const std::vector<CaseResult>& results
         << "\"/>\n";
   }
   xml << "  </properties>\n";
-  for (const CaseResult& r : results) write_case(xml, r);
+  std::map<std::string, std::vector<const CaseResult*>> earlier;  // test id -> attempts run again
+  for (const CaseResult& r : reruns) earlier[r.test_id].push_back(&r);
+  for (const CaseResult& r : results) write_case(xml, r, earlier[r.test_id]);
   xml << " </testsuite>\n</testsuites>\n";
   return xml.str();
 }
 
-void write_junit_xml(const std::string& path, const RunInfo& run, const std::vector<CaseResult>& results) {
-  write_file_atomically(path, junit_xml(run, results), "JUnit XML");
+void write_junit_xml(const std::string& path, const RunInfo& run, const std::vector<CaseResult>& results,
+                     const std::vector<CaseResult>& reruns) {
+  write_file_atomically(path, junit_xml(run, results, reruns), "JUnit XML");
 }
 
 }  // namespace meshtest::reports

@@ -14,12 +14,18 @@ RunResults load_run(ResultStore& store, const RunInfo& run, const std::string& a
 
 std::vector<RunResults> load_recent_runs(ResultStore& store, int count, const std::string& arch) {
   std::vector<RunResults> out;
-  for (const RunInfo& run : store.recent_runs(count)) {
-    RunResults loaded = load_run(store, run, arch);
-    if (!arch.empty() && loaded.results.empty() && loaded.missing.empty()) continue;  // not run on `arch`
-    out.push_back(std::move(loaded));
-  }
+  for (const RunInfo& run : store.recent_runs(count)) out.push_back(load_run(store, run));
   std::reverse(out.begin(), out.end());
+  return arch.empty() ? out : scoped_to_arch(out, arch);
+}
+
+std::vector<RunResults> scoped_to_arch(const std::vector<RunResults>& runs, const std::string& arch) {
+  std::vector<RunResults> out;
+  for (const RunResults& run : runs) {
+    RunResults scoped = for_arch(run, arch);
+    if (scoped.results.empty() && scoped.missing.empty()) continue;  // not run on `arch`
+    out.push_back(std::move(scoped));
+  }
   return out;
 }
 

@@ -27,6 +27,8 @@ struct RunResults {
 // neither selected nor recorded a case on it are left out).
 std::vector<RunResults> load_recent_runs(ResultStore& store, int count, const std::string& arch = "");
 RunResults load_run(ResultStore& store, const RunInfo& run, const std::string& arch = "");
+// `runs` scoped to `arch` (for_arch), leaving out the runs that did not run on it.
+std::vector<RunResults> scoped_to_arch(const std::vector<RunResults>& runs, const std::string& arch);
 
 // The arches a run selected or recorded cases on, sorted.
 std::vector<std::string> arches_of(const RunResults& run);

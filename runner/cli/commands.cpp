@@ -22,6 +22,7 @@
 #include "reports/result_store.h"
 #include "reports/spooled_store.h"
 #include "reports/work_queue.h"
+#include "runner/cli/last_failed.h"
 #include "runner/collection/collection.h"
 #include "runner/collection/matrix.h"
 #include "runner/engine/console_report.h"
@@ -77,18 +78,11 @@ bool selection_is_empty(const Collected& c, const CommonOptions& o) {
 
 }  // namespace
 
-int cmd_collect(const CommonOptions& o) {
+int cmd_collect(const CommonOptions& o, const CollectView& view) {
   auto c = collect(o);
   if (!c) return 2;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
-  for (const TestCase* t : c->selection.selected) {
-    std::cout << t->id;
-    if (!t->loader_error.empty()) std::cout << "  [loader error: " << t->loader_error << "]";
-    if (t->placeholder) std::cout << "  [placeholder: " << config::bringup_name(*t->expectation.bringup_status) << "]";
-    std::cout << "\n";
-  }
-  std::cout << c->selection.selected.size() << "/" << c->cases.size() << " tests collected ("
-            << c->selection.deselected << " deselected)\n";
+  print_collection(std::cout, c->selection.selected, c->cases.size(), c->selection.deselected, view);
   return 0;
 }
 
@@ -144,7 +138,7 @@ LoopOptions loop_options(const RunOptions& ro) {
 std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>& cases,
                                               reports::ResultStore& store, const std::string& run_id,
                                               const std::string& arch, int reruns,
-                                              std::map<std::string, int>& first_attempt) {
+                                              std::map<std::string, int>& first_attempt, std::ostream& console) {
   const std::map<std::string, reports::LastAttempt> last = store.last_attempts(run_id, arch);
   std::vector<const TestCase*> out;
   size_t retried = 0;
@@ -158,10 +152,10 @@ std::vector<const TestCase*> unfinished_cases(const std::vector<const TestCase*>
       ++retried;
     }
   }
-  std::cout << "resuming run " << run_id << ": " << (cases.size() - out.size()) << " of " << cases.size()
-            << " case(s) already have a final result";
-  if (retried > 0) std::cout << ", " << retried << " go on to their next attempt";
-  std::cout << "\n";
+  console << "resuming run " << run_id << ": " << (cases.size() - out.size()) << " of " << cases.size()
+          << " case(s) already have a final result";
+  if (retried > 0) console << ", " << retried << " go on to their next attempt";
+  console << "\n";
   return out;
 }
 
@@ -201,7 +195,8 @@ size_t stored_unexpected(reports::ResultStore& store, const std::string& run_id,
 // The run's last word to its store and the exit status: finished, interrupted
 // by a signal (128 + signal), or the store given up on (kExitStoreUnreachable).
 int finish_run_in_store(reports::SpooledStore* store, const reports::RunInfo& run, int signal_number,
-                        std::string store_failure, const LoopResult& result, size_t cases, const std::string& db) {
+                        std::string store_failure, const LoopResult& result, size_t cases, const std::string& db,
+                        std::ostream& console) {
   if (store && store_failure.empty()) {
     try {
       if (signal_number != 0) store->mark_interrupted(run.run_id, run.finished_at, signal_name(signal_number));
@@ -226,15 +221,45 @@ int finish_run_in_store(reports::SpooledStore* store, const reports::RunInfo& ru
               << "meshtest: to finish it, " << resume << "\n";
     return 128 + signal_number;
   }
-  if (store) std::cout << "results stored in " << db << " (run " << run.run_id << ")\n";
+  if (store) console << "results stored in " << db << " (run " << run.run_id << ")\n";
   return result.unexpected > 0 ? 1 : 0;
+}
+
+// --lf keeps the cases that failed last time on this arch, --ff runs them
+// first; with none recorded, the whole selection runs (as pytest does).
+std::vector<const TestCase*> apply_last_failed(const std::vector<const TestCase*>& cases, reports::ResultStore* store,
+                                               const CommonOptions& o, const RunOptions& ro, LoopOptions& lo,
+                                               std::ostream& console) {
+  if (!ro.last_failed && !ro.failed_first) return cases;
+  const char* flag = ro.last_failed ? "--lf" : "--ff";
+  if (!store) throw Error(std::string(flag) + " reads the last failures from the results store: give --db");
+  const std::set<std::string> failed = last_failed_ids(*store, o.arch);
+  std::vector<const TestCase*> kept;
+  for (const TestCase* t : cases) {
+    if (failed.count(t->id)) kept.push_back(t);
+  }
+  if (kept.empty()) {
+    console << flag << ": no case of this selection failed in the last " << kLastFailedRuns << " run(s) on " << o.arch
+            << ": running all " << cases.size() << "\n";
+    return cases;
+  }
+  console << flag << ": " << kept.size() << " case(s) failed last time on " << o.arch
+          << (ro.last_failed ? " (" + std::to_string(cases.size() - kept.size()) + " deselected)" : ", run first")
+          << "\n";
+  if (ro.last_failed) return kept;
+  lo.run_first.insert(failed.begin(), failed.end());
+  return cases;
 }
 
 }  // namespace
 
 std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const RunOptions& ro) {
   return ForkServer::start([o, ro]() -> ForkServer::WorkerMain {
-    std::shared_ptr<Collected> c(collect(o).release());
+    // The run's own collection already said what there is to say (warnings, debug lines).
+    const spdlog::level::level_enum level = spdlog::get_level();
+    spdlog::set_level(std::max(level, spdlog::level::info));
+    std::shared_ptr<Collected> c(collect_cases(o, nullptr).release());
+    spdlog::set_level(level);
     auto by_id = std::make_shared<std::map<std::string, const TestCase*>>();
     if (c) {
       for (const TestCase& t : c->cases) (*by_id)[t.id] = &t;
@@ -256,6 +281,10 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   auto c = collect(o);
   if (!c) return 2;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
+  // `--json -` puts the JSON lines on stdout: everything else goes to stderr.
+  const bool json_to_stdout = ro.json == "-";
+  std::ostream& console = json_to_stdout ? std::cerr : std::cout;
+  const int console_fd = json_to_stdout ? STDERR_FILENO : STDOUT_FILENO;
 
   const PipelineOptions popts = pipeline_options(o, ro);
   reports::RunInfo run = describe_run(o, ro);
@@ -285,7 +314,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     const std::string spool = ro.spool.empty() ? "meshtest-spool-" + run.run_id + ".jsonl" : ro.spool;
     if (resumed) {
       if (const size_t n = reports::replay_spool(*opened, spool, run.run_id); n > 0) {
-        std::cout << "stored " << n << " result(s) left in the spool " << spool << "\n";
+        console << "stored " << n << " result(s) left in the spool " << spool << "\n";
       }
     }
     if (!ro.queue.empty() && (ro.run_id.empty() || ro.resume || !ro.shard.empty())) {
@@ -293,38 +322,45 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
                   "(start the same command again to go on with a queue run)");
     }
     if (!ro.queue.empty()) queue = std::make_unique<reports::WorkQueue>(ro.queue);
+    cases = apply_last_failed(cases, opened.get(), o, ro, lo, console);
     // A resumed run, or a shard joining a run id that exists, sees the
     // history the run started with, so every --shard picks from the same split.
     std::optional<reports::RunInfo> resumed_or_joined;
     if (opened && !resumed && !ro.run_id.empty()) resumed_or_joined = opened->find_run(run.run_id);
     if (resumed) resumed_or_joined = resumed;
+    if (opened) history = opened->case_history(5, resumed_or_joined ? resumed_or_joined->started_at : "");
+    if (ro.collect_only) {  // what would run, recording nothing
+      if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
+      print_collection(std::cout, cases, c->cases.size(), c->cases.size() - cases.size(), ro.collect_view);
+      return 0;
+    }
     if (opened) {
-      history = opened->case_history(5, resumed_or_joined ? resumed_or_joined->started_at : "");
       opened->begin_run(run);  // joins an existing run id: adds this arch, marks it unfinished until finish_run
       record_whole_selection(*opened, run.run_id, o.arch, cases, ro.shard, history);
     }
     if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
     asked = cases;
-    if (resumed) cases = unfinished_cases(cases, *opened, run.run_id, o.arch, ro.reruns, lo.first_attempt);
+    if (resumed) cases = unfinished_cases(cases, *opened, run.run_id, o.arch, ro.reruns, lo.first_attempt, console);
     if (opened) {
       store = std::make_unique<reports::SpooledStore>(
           std::move(opened), [url = ro.db] { return reports::open_store(url); }, spool, ro.store_retry_seconds);
     }
     if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
+    lo.maxfail = ro.maxfail;
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
 
-  std::cout << "meshtest run " << run.run_id << ": " << cases.size() << " case(s) on " << o.arch;
-  if (!ro.shard.empty()) std::cout << " (shard " << ro.shard << ")";
-  if (queue) std::cout << " (shared queue)";
-  std::cout << (server ? ", " + std::to_string(lo.jobs) + " worker(s)" : ", in-process") << "\n";
+  console << "meshtest run " << run.run_id << ": " << cases.size() << " case(s) on " << o.arch;
+  if (!ro.shard.empty()) console << " (shard " << ro.shard << ")";
+  if (queue) console << " (shared queue)";
+  console << (server ? ", " + std::to_string(lo.jobs) + " worker(s)" : ", in-process") << "\n";
   const SteadyClock clock;
   std::unique_ptr<CaseExecutor> executor;
   if (server) executor = std::make_unique<ProcessPool>(*server, popts, clock);
   else executor = std::make_unique<InProcessExecutor>(popts);
-  auto progress = make_progress(std::cout, stdout_is_terminal(), cases.size(), clock);
+  auto progress = make_progress(console, console_fd, cases.size(), clock, ro.console);
   const StopSignals signals;
   std::string store_failure;  // set when the store stayed unreachable past the bound
   lo.stop_requested = [&] { return signals.received() != 0 || !store_failure.empty(); };
@@ -349,16 +385,21 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   const double seconds = clock.now_seconds() - start;
   run.finished_at = reports::utc_now_iso8601();
   const int signal_number = signals.received();
-  if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results);
-  print_summary(std::cout, result.final_results, seconds);
-  const int code = finish_run_in_store(store.get(), run, signal_number, store_failure, result, cases.size(), ro.db);
+  if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results, result.reruns);
+  if (result.max_failures_reached) {
+    console << "stopping after " << result.unexpected << " unexpected result(s) (--maxfail " << ro.maxfail << "); "
+            << cases.size() - result.final_results.size() << " case(s) not run\n";
+  }
+  print_summary(console, result.final_results, seconds, ro.console, {result.reruns.size(), ro.durations});
+  const int code =
+      finish_run_in_store(store.get(), run, signal_number, store_failure, result, cases.size(), ro.db, console);
   if (!resuming || (code != 0 && code != 1)) return code;
   // --resume: the outcome of the whole run on this arch and shard, from the store.
   try {
     const std::unique_ptr<reports::ResultStore> stored = reports::open_store(ro.db);
     const size_t unexpected = stored_unexpected(*stored, run.run_id, o.arch, asked);
-    std::cout << "run " << run.run_id << " on " << o.arch << ": " << asked.size() << " case(s), " << unexpected
-              << " unexpected or without a result\n";
+    console << "run " << run.run_id << " on " << o.arch << ": " << asked.size() << " case(s), " << unexpected
+            << " unexpected or without a result\n";
     return unexpected > 0 ? 1 : 0;
   } catch (const Error& e) {
     std::cerr << "meshtest: the whole run's outcome could not be read back: " << e.what() << "\n";

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "backend/registry.h"
+#include "runner/cli/collect_view.h"
 #include "runner/cli/report_commands.h"
 #include "runner/collection/collection.h"
+#include "runner/engine/console_report.h"
 #include "runner/engine/fork_server.h"
 #include "runner/pipeline/compile_settings.h"
 
@@ -47,12 +49,20 @@ struct RunOptions {
   // Scale-out (README "A shared queue").
   std::string queue;                 // --queue postgresql://...; empty: this process's own list
   double queue_lease_seconds = 60;   // --queue-lease
+  // Habits at the desk (README "Habits from pytest").
+  size_t maxfail = 0;           // -x (1) / --maxfail N; 0: no limit
+  bool last_failed = false;     // --lf: only the cases that failed last time (from the store)
+  bool failed_first = false;    // --ff: those first, then the rest
+  int durations = -1;           // --durations N: the N slowest (0: all; -1: off)
+  bool collect_only = false;    // --collect-only: list what would run, run nothing
+  CollectView collect_view;     // how --collect-only lists (--tree, -q)
+  ConsoleStyle console;         // colour and -q/-v; "--json -" moves the console to stderr
 };
 
 // Exit status when the selection matches no case (as pytest's 5).
 inline constexpr int kExitNoTestsSelected = 5;
 
-int cmd_collect(const CommonOptions& common);
+int cmd_collect(const CommonOptions& common, const CollectView& view = {});
 // The fork server for isolated workers; start it before anything creates
 // threads (first thing after parsing the command line). Workers redo the
 // collection once, in the server, and run cases by id.

@@ -9,11 +9,14 @@
 #include "compiler/compile_options.h"
 #include "core/error.h"
 #include "core/mutation.h"
+#include "runner/cli/cli_habits.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/config_cli.h"
 #include "runner/cli/merge_command.h"
 #include "runner/cli/mutate_command.h"
 #include "runner/cli/report_commands.h"
+#include "runner/engine/progress.h"
+#include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/training_steps.h"
 
 namespace {
@@ -58,22 +61,22 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
       ->each([&o](const std::string& v) { o.isolate = v == "process"; });
   run->add_option("-j,--jobs", o.jobs, "Cases run in parallel (default: the number of cores)");
   run->add_option("--timeout", o.timeout_seconds, "Default per-case deadline in seconds (0: none)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(meshtest::runner::non_negative_number())
       ->capture_default_str();
   run->add_option("--hang-timeout", o.hang_seconds, "A worker silent (no heartbeat) this many seconds has hung")
-      ->check(CLI::PositiveNumber)
+      ->check(meshtest::runner::positive_number())
       ->capture_default_str();
   run->add_option("--max-memory", o.max_memory,
                   "Host memory budget for running cases, e.g. 16G (default: 80% of RAM); a worker above it is "
                   "killed (oom)");
   run->add_option("--reruns", o.reruns, "Retry a failed case up to N times (a pass on retry is flaky)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(meshtest::runner::non_negative_number());
   run->add_option("--shard", o.shard, "Run shard I of N (I/N, 1-based) of the selection");
   run->add_option("--run-id", o.run_id, "Id of the new run (e.g. shared by CI shards)");
   run->add_option("--store-retry-timeout", o.store_retry_seconds,
                   "Seconds to keep retrying a results store whose connection was lost (results wait in the spool); "
                   "past it the run stops with exit 6")
-      ->check(CLI::NonNegativeNumber)
+      ->check(meshtest::runner::non_negative_number())
       ->capture_default_str();
   run->add_option("--queue", o.queue,
                   "Pull cases from a work queue in this PostgreSQL database, shared by every process started with "
@@ -81,7 +84,7 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
   run->add_option("--queue-lease", o.queue_lease_seconds,
                   "Seconds a claimed case stays leased without renewal (renewed while it runs); a dead process's "
                   "cases go to others after it")
-      ->check(CLI::PositiveNumber)
+      ->check(meshtest::runner::positive_number())
       ->capture_default_str();
   run->add_option("--spool", o.spool,
                   "File where results wait while the store is unreachable (default: meshtest-spool-RUN_ID.jsonl in "
@@ -94,7 +97,7 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
 
 void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
   run->add_option("--serialize", o.serialize_dir,
-                  "Write the IR after the frontend and after every compiler pass, per case, under DIR/<test id>");
+                  "Write the IR after the frontend and after every compiler pass, per case, under DIR/<case folder>/ (see below)");
   run->add_flag("--compile-only", o.compile_only, "Compile and memory-plan every case without executing it");
   run->add_flag("!--no-compile-cache", o.use_cache, "Do not read or write the compile cache");
   run->add_option("--cache-dir", o.cache_dir, "Compile cache folder (default: $MESHTEST_CACHE_DIR, ~/.cache/meshtest)");
@@ -108,6 +111,22 @@ void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
       ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi3", "HiFi4"}, CLI::ignore_case));
   run->add_flag("!--disable-fusion", o.enable_fusion, "Do not run the fuse pass (debugging)");
   run->add_flag("!--disable-composite-ops", o.enable_composite_ops, "Fuse only into device ops, not rms_norm/sdpa");
+}
+
+// pytest's habits at the desk: stop early, rerun what failed, the slowest cases, list without running.
+void add_desk_options(CLI::App* run, RunOptions& o) {
+  run->add_flag_function("-x,--exitfirst", [&o](std::int64_t) { o.maxfail = 1; },
+                         "Stop after the first unexpected result (as --maxfail 1)");
+  run->add_option("--maxfail", o.maxfail,
+                  "Stop after N unexpected results: no case starts any more, running ones finish");
+  run->add_flag("--lf,--last-failed", o.last_failed,
+                "Run only the cases whose newest result on --arch in the store (last 20 runs) did not pass; "
+                "all when none");
+  run->add_flag("--ff,--failed-first", o.failed_first, "Run those cases first, then the rest");
+  run->add_option("--durations", o.durations, "Print the N slowest cases after the run (0: all)")
+      ->check(meshtest::runner::non_negative_number());
+  run->add_flag("--collect-only", o.collect_only, "List the cases this command would run (as `collect`), run nothing");
+  run->add_flag("--tree", o.collect_view.tree, "--collect-only: group the cases by loader folder");
 }
 
 }  // namespace
@@ -125,26 +144,29 @@ int main(int argc, char** argv) {
   app.footer(exit_status);
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("meshtest ") + MESHTEST_VERSION);
-  bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Debug logging (or MESHTEST_LOG_LEVEL=debug)");
   bool check_args = false;
   app.add_flag("--check-args", check_args,
                "Parse the whole command line and exit: 0 when it parses, 2 with the usage error (or "
                "MESHTEST_PARSE_ONLY=1); CI checks its workflow files with it");
 
   CommonOptions collect_opts;
-  auto* collect = app.add_subcommand("collect", "List the selected test ids");
+  meshtest::runner::CollectView collect_view;
+  auto* collect = app.add_subcommand(
+      "collect", "List the selected test ids, each with its config status, markers and reason (-q: ids only)");
   add_selection_options(collect, collect_opts);
+  collect->add_flag("--tree", collect_view.tree, "Group the cases by loader folder");
 
   CommonOptions run_common;
   RunOptions run_opts;
   auto* run = app.add_subcommand("run", "Run the selected cases and report");
   add_selection_options(run, run_common);
   run->add_option("--junitxml", run_opts.junitxml, "Write a JUnit XML report to this file");
-  run->add_option("--json", run_opts.json, "Write JSON lines to this file: one result per line, as each finishes");
+  run->add_option("--json", run_opts.json,
+                  "Write JSON lines to this file: one result per line, as each finishes (\"-\": stdout, the console "
+                  "then goes to stderr)");
   run->add_option("--db", run_opts.db, "Results store: SQLite file or postgresql:// URL (\"\" to disable)")
       ->capture_default_str();
-  run->footer(exit_status);
+  run->footer(std::string(exit_status) + "\n\n" + meshtest::runner::kCaseFolderRule + ".");
   int optimization_level = meshtest::compiler::kDefaultOptimizationLevel;
   run->add_option("--optimization-level", optimization_level, "Compiler optimization level")
       ->check(CLI::Range(0, 2))
@@ -156,7 +178,7 @@ int main(int argc, char** argv) {
       ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_optimizer_step(v); }));
   run->add_option("--save-tensors", run_opts.save_tensors_dir,
                   "Write each failed case's inputs, golden and device outputs (training: and gradients) as "
-                  "safetensors under DIR/<test id>/");
+                  "safetensors under DIR/<case folder>/ (see below)");
   run->add_flag("--perf{5}", run_opts.perf_iterations,
                 "Perf mode for every case (--perf=N: N timed executions, default 5, after one warm-up): records the "
                 "median host time, the modelled device time and samples/s. Cases marked `perf` always run so")
@@ -166,6 +188,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI::Option* resume = add_engine_options(run, run_opts);
   add_compile_options(run, run_opts.compile);
+  add_desk_options(run, run_opts);
 
   std::string merge_output, merge_run_id;
   std::vector<std::string> merge_inputs;
@@ -184,12 +207,16 @@ int main(int argc, char** argv) {
   mutate->add_option("--kill-matrix", mutate_opts.kill_matrix_json, "Write the kill matrix as JSON to this file");
   const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
+  // -q/-v/-vv and --color on the app and on every subcommand, wherever it is registered.
+  meshtest::runner::ConsoleHabits habits;
+  meshtest::runner::add_console_habits(app, habits);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << meshtest::runner::explain_parse_error(app, e, argc, argv) << "Run with --help for more information.\n";
+    return 2;
   }
   run_opts.resume = resume->count() > 0;
   if (check_args || std::string(std::getenv("MESHTEST_PARSE_ONLY") ? std::getenv("MESHTEST_PARSE_ONLY") : "") == "1") {
@@ -204,14 +231,16 @@ int main(int argc, char** argv) {
   }
 
   if (const char* level = std::getenv("MESHTEST_LOG_LEVEL")) spdlog::set_level(spdlog::level::from_str(level));
-  if (verbose) spdlog::set_level(spdlog::level::debug);
+  if (habits.verbosity >= 2) spdlog::set_level(spdlog::level::debug);
+  run_opts.console = habits.style(meshtest::runner::is_terminal(run_opts.json == "-" ? 2 : 1));
+  collect_view.verbosity = run_opts.collect_view.verbosity = habits.verbosity;
   spdlog::set_pattern("[%l] %v");
 
   // CLI first, then YAML: only an explicit --optimization-level overrides the YAML field.
   if (run->count("--optimization-level") > 0) run_opts.compile.optimization_level = optimization_level;
   for (int i = 0; i < argc; ++i) run_opts.argv += (i ? " " : "") + std::string(argv[i]);
   try {
-    if (*collect) return meshtest::runner::cmd_collect(collect_opts);
+    if (*collect) return meshtest::runner::cmd_collect(collect_opts, collect_view);
     if (*run) {
       // Before anything starts a thread pool: workers are forked from this pristine copy.
       std::unique_ptr<meshtest::runner::ForkServer> server;

@@ -60,10 +60,14 @@ std::string chosen_arch(const std::string& requested, const std::vector<RunResul
   return chosen;
 }
 
-// The last `count` runs scoped to one arch (chosen_arch).
-std::vector<RunResults> recent_runs_of_one_arch(ResultStore& store, int count, const std::string& requested) {
-  const std::string arch = chosen_arch(requested, load_recent_runs(store, count));
-  return arch.empty() ? std::vector<RunResults>{} : load_recent_runs(store, count, arch);
+// The last `count` runs scoped to one arch (chosen_arch); `every_arch` gets them unscoped.
+std::vector<RunResults> recent_runs_of_one_arch(ResultStore& store, int count, const std::string& requested,
+                                                std::vector<RunResults>* every_arch = nullptr) {
+  std::vector<RunResults> all = load_recent_runs(store, count);
+  const std::string arch = chosen_arch(requested, all);
+  std::vector<RunResults> scoped = arch.empty() ? std::vector<RunResults>{} : scoped_to_arch(all, arch);
+  if (every_arch) *every_arch = std::move(all);
+  return scoped;
 }
 
 // Perf changes: the figure before -> after and the factor.
@@ -98,7 +102,8 @@ void print_changes(const std::string& title, const std::vector<CaseChange>& chan
 
 int cmd_report(const ReportCommandOptions& o) {
   auto store = open_existing(o.db);
-  const auto runs = recent_runs_of_one_arch(*store, o.runs > 0 ? o.runs : 20, o.arch);
+  std::vector<RunResults> every_arch;
+  const auto runs = recent_runs_of_one_arch(*store, o.runs > 0 ? o.runs : 20, o.arch, &every_arch);
   for (const RunResults& r : runs) {
     if (!r.missing.empty()) {
       std::cout << "run " << r.run.run_id << " on " << r.arch << ": " << r.missing.size()
@@ -109,7 +114,7 @@ int cmd_report(const ReportCommandOptions& o) {
   options.title = o.title;
   options.diff.pcc_margin = o.pcc_margin;
   options.diff.time_factor = o.time_factor;
-  write_dashboard(o.out, runs, options);
+  write_dashboard(o.out, runs, options, every_arch);
   std::cout << "dashboard of " << runs.size() << " run(s) written to " << o.out << "\n";
   return 0;
 }

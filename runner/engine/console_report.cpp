@@ -54,7 +54,50 @@ void print_mesh_line(std::ostream& out, const CaseResult& r) {
   if (!r.sharding_fallbacks.empty()) out << "         sharding fallbacks: " << first_items(r.sharding_fallbacks, 3) << "\n";
 }
 
+const char* const kRed = "31";
+const char* const kGreen = "32";
+const char* const kYellow = "33";
+
+// The line's first word: the outcome, FLAKY for a pass on a retry, RERUN for an attempt run again.
+std::string line_label(const CaseResult& r, bool final) {
+  if (!final) return "RERUN";
+  if (r.attempt > 1 && r.outcome == Outcome::Passed) return "FLAKY";
+  return upper(reports::outcome_name(r.outcome));
+}
+
+const char* label_color(const std::string& label) {
+  if (label == "PASSED") return kGreen;
+  if (label == "FAILED" || label == "ERROR" || label == "XPASSED") return kRed;
+  if (label == "SKIPPED") return "2";  // dim
+  return kYellow;  // XFAILED, FLAKY, RERUN
+}
+
+std::string painted(const std::string& text, const char* color, const ConsoleStyle& style) {
+  return style.color ? "\033[" + std::string(color) + "m" + text + "\033[0m" : text;
+}
+
+// pytest's --durations: the slowest cases, slowest first (0: every case).
+void print_durations(std::ostream& out, const std::vector<CaseResult>& results, int n) {
+  std::vector<const CaseResult*> sorted;
+  for (const CaseResult& r : results) sorted.push_back(&r);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const CaseResult* a, const CaseResult* b) { return a->wall_seconds > b->wall_seconds; });
+  if (n > 0 && sorted.size() > static_cast<size_t>(n)) sorted.resize(static_cast<size_t>(n));
+  out << "== slowest " << (n > 0 ? std::to_string(sorted.size()) + " " : "") << "durations ==\n";
+  for (const CaseResult* r : sorted) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%8.2fs  (load %.2f, golden %.2f, compile %.2f, execute %.2f)  ", r->wall_seconds,
+                  r->seconds.load, r->seconds.golden, r->seconds.compile, r->seconds.execute);
+    out << line << r->test_id << "\n";
+  }
+}
+
 }  // namespace
+
+bool is_tolerated(const CaseResult& r) {
+  const bool marked = std::find(r.markers.begin(), r.markers.end(), "flaky") != r.markers.end();
+  return marked && (r.outcome == Outcome::Failed || r.outcome == Outcome::Error || r.outcome == Outcome::Xpassed);
+}
 
 bool is_unexpected(const CaseResult& r) {
   // A case marked flaky (YAML `flaky: true`) is recorded but never fails the run.
@@ -63,15 +106,21 @@ bool is_unexpected(const CaseResult& r) {
   return r.outcome == Outcome::Failed && r.status == "EXPECTED_PASSING";
 }
 
-void print_case_line(std::ostream& out, const CaseResult& r) {
+bool shows_case_line(const CaseResult& r, const ConsoleStyle& style, bool final) {
+  if (style.verbosity >= 0) return true;
+  return !final || r.outcome == Outcome::Failed || r.outcome == Outcome::Error || r.outcome == Outcome::Xpassed;
+}
+
+void print_case_line(std::ostream& out, const CaseResult& r, const ConsoleStyle& style, bool final) {
+  if (!shows_case_line(r, style, final)) return;
   char pcc[32] = "     -";
   if (std::isfinite(r.pcc)) std::snprintf(pcc, sizeof pcc, "%.6f", r.pcc);
+  const std::string label = line_label(r, final);
   char line[64];
-  // A case that passed on a retry (--reruns) is flaky.
-  const std::string label = r.attempt > 1 && r.outcome == Outcome::Passed ? "FLAKY" : upper(reports::outcome_name(r.outcome));
-  std::snprintf(line, sizeof line, "%-8s pcc=%-9s %7.2fs  ", label.c_str(), pcc,
-                r.wall_seconds);
-  out << line << r.test_id << "\n";
+  std::snprintf(line, sizeof line, " pcc=%-9s %7.2fs  ", pcc, r.wall_seconds);
+  char padded[16];
+  std::snprintf(padded, sizeof padded, "%-8s", label.c_str());
+  out << painted(padded, label_color(label), style) << line << r.test_id << "\n";
   print_mesh_line(out, r);
   if (r.outcome == Outcome::Skipped || r.outcome == Outcome::Xfailed) {
     if (!r.reason.empty()) out << "         reason: " << r.reason << "\n";
@@ -81,32 +130,47 @@ void print_case_line(std::ostream& out, const CaseResult& r) {
     if (r.failure_kind != reports::FailureKind::None) out << " (" << reports::failure_kind_name(r.failure_kind) << ")";
     out << ": " << r.error_message << "\n";
   }
+  if (!final) out << "         rerun: attempt " << r.attempt + 1 << " follows (--reruns)\n";
+  if (final && is_tolerated(r)) {
+    out << "         " << painted("tolerated", kYellow, style)
+        << ": the case is marked flaky (test_config `flaky: true`), so this failure does not fail the run\n";
+  }
   if (!r.saved_tensors.empty()) out << "         tensors saved in " << r.saved_tensors << "\n";
   out.flush();
 }
 
-void print_summary(std::ostream& out, const std::vector<CaseResult>& results, double seconds) {
+void print_summary(std::ostream& out, const std::vector<CaseResult>& results, double seconds,
+                   const ConsoleStyle& style, const SummaryCounts& extra) {
   std::map<Outcome, int> counts;
-  int unexpected = 0;
+  int unexpected = 0, tolerated = 0;
   for (const CaseResult& r : results) {
     ++counts[r.outcome];
     unexpected += is_unexpected(r);
+    tolerated += is_tolerated(r);
   }
+  if (extra.durations >= 0) print_durations(out, results, extra.durations);
   std::string parts;
   for (Outcome o : {Outcome::Passed, Outcome::Failed, Outcome::Error, Outcome::Skipped, Outcome::Xfailed,
                     Outcome::Xpassed}) {
     if (counts[o] == 0) continue;
     if (!parts.empty()) parts += ", ";
-    parts += std::to_string(counts[o]) + " " + std::string(reports::outcome_name(o));
+    parts += painted(std::to_string(counts[o]) + " " + std::string(reports::outcome_name(o)),
+                     label_color(upper(reports::outcome_name(o))), style);
   }
   if (parts.empty()) parts = "no tests ran";
+  if (extra.reruns > 0) parts += ", " + painted(std::to_string(extra.reruns) + " rerun", kYellow, style);
+  if (tolerated > 0) parts += ", " + painted(std::to_string(tolerated) + " tolerated (flaky)", kYellow, style);
   char time[32];
   std::snprintf(time, sizeof time, "%.2fs", seconds);
-  out << "== " << parts << " in " << time << " ==\n";
+  const char* bar = unexpected > 0 ? kRed : kGreen;
+  out << painted("==", bar, style) << " " << parts << " in " << time << " " << painted("==", bar, style) << "\n";
   if (unexpected > 0) {
     out << unexpected << " unexpected result(s):\n";
     for (const CaseResult& r : results) {
-      if (is_unexpected(r)) out << "  " << upper(reports::outcome_name(r.outcome)) << " " << r.test_id << "\n";
+      if (is_unexpected(r)) {
+        const std::string label = upper(reports::outcome_name(r.outcome));
+        out << "  " << painted(label, label_color(label), style) << " " << r.test_id << "\n";
+      }
     }
   }
 }

@@ -30,8 +30,8 @@ std::string outcome_key(const reports::CaseResult& r) {
 
 class ProgressBase : public Progress {
  public:
-  ProgressBase(std::ostream& out, size_t total, const Clock& clock)
-      : out_(out), clock_(clock), start_(clock.now_seconds()) {
+  ProgressBase(std::ostream& out, size_t total, const Clock& clock, const ConsoleStyle& style, int fd)
+      : out_(out), clock_(clock), start_(clock.now_seconds()), style_(style), fd_(fd) {
     state_.total = total;
   }
   void started(const std::string& id) override { state_.in_flight.push_back(id); }
@@ -48,6 +48,8 @@ class ProgressBase : public Progress {
   std::ostream& out_;
   const Clock& clock_;
   double start_;
+  ConsoleStyle style_;
+  int fd_;  // the console's file descriptor (its width)
   ProgressState state_;
 };
 
@@ -56,7 +58,7 @@ class PlainProgress : public ProgressBase {
   using ProgressBase::ProgressBase;
   void finished(const reports::CaseResult& r, bool final) override {
     ProgressBase::finished(r, final);
-    print_case_line(out_, r);
+    print_case_line(out_, r, style_, final);
   }
   void tick() override {}
   void close() override {}
@@ -67,11 +69,13 @@ class LiveProgress : public ProgressBase {
   using ProgressBase::ProgressBase;
   void finished(const reports::CaseResult& r, bool final) override {
     ProgressBase::finished(r, final);
+    // On a terminal only what needs a look gets a line of its own (-v: every case).
     const bool interesting = r.outcome == reports::Outcome::Failed || r.outcome == reports::Outcome::Error ||
-                             r.outcome == reports::Outcome::Xpassed || r.attempt > 1;
+                             r.outcome == reports::Outcome::Xpassed || r.attempt > 1 || !final ||
+                             style_.verbosity > 0;
     if (interesting) {
       clear();
-      print_case_line(out_, r);
+      print_case_line(out_, r, style_, final);
     }
     redraw();
   }
@@ -86,7 +90,7 @@ class LiveProgress : public ProgressBase {
     last_draw_ = clock_.now_seconds();
     state_.elapsed = last_draw_ - start_;
     winsize ws{};
-    const size_t width = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 100;
+    const size_t width = ioctl(fd_, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 100;
     out_ << "\r\033[K" << format_progress_line(state_, width - 1) << std::flush;
   }
   double last_draw_ = 0;
@@ -110,11 +114,12 @@ std::string format_progress_line(const ProgressState& s, size_t width) {
   return line;
 }
 
-std::unique_ptr<Progress> make_progress(std::ostream& out, bool live, size_t total, const Clock& clock) {
-  if (live) return std::make_unique<LiveProgress>(out, total, clock);
-  return std::make_unique<PlainProgress>(out, total, clock);
+std::unique_ptr<Progress> make_progress(std::ostream& out, int fd, size_t total, const Clock& clock,
+                                        const ConsoleStyle& style) {
+  if (is_terminal(fd)) return std::make_unique<LiveProgress>(out, total, clock, style, fd);
+  return std::make_unique<PlainProgress>(out, total, clock, style, fd);
 }
 
-bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+bool is_terminal(int fd) { return isatty(fd) == 1; }
 
 }  // namespace meshtest::runner

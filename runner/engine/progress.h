@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "reports/case_result.h"
+#include "runner/engine/console_report.h"
 #include "runner/engine/process_clock.h"
 
 namespace meshtest::runner {
@@ -35,9 +36,11 @@ class Progress {
   virtual void close() = 0;
 };
 
-std::unique_ptr<Progress> make_progress(std::ostream& out, bool live, size_t total, const Clock& clock);
+// `out` writes to file descriptor `fd`: a terminal gets the live line, anything else plain lines.
+std::unique_ptr<Progress> make_progress(std::ostream& out, int fd, size_t total, const Clock& clock,
+                                        const ConsoleStyle& style = {});
 
-// Whether stdout is an interactive terminal.
-bool stdout_is_terminal();
+// Whether the file descriptor is an interactive terminal.
+bool is_terminal(int fd);
 
 }  // namespace meshtest::runner

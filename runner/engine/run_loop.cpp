@@ -31,7 +31,8 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
   std::vector<ScheduledJob> jobs;
   for (const TestCase* t : cases) {
     const auto first = options.first_attempt.find(t->id);
-    jobs.push_back({t, estimate_cost(*t, history), first == options.first_attempt.end() ? 1 : first->second});
+    jobs.push_back({t, estimate_cost(*t, history), first == options.first_attempt.end() ? 1 : first->second,
+                    options.run_first.count(t->id) > 0});
   }
   Scheduler scheduler(std::move(jobs), options.memory_budget);
   return run_jobs(scheduler, executor, options, progress, record);
@@ -43,12 +44,12 @@ LoopResult run_jobs(JobSource& source, CaseExecutor& executor, const LoopOptions
   int64_t memory_in_use = 0;
   LoopResult out;
   const auto stop_requested = [&] { return options.stop_requested && options.stop_requested(); };
-  while (!source.empty() || executor.running() > 0) {
+  while ((!out.max_failures_reached && !source.empty()) || executor.running() > 0) {
     if (stop_requested()) {
       out.stopped = true;
       break;
     }
-    while (executor.running() < std::max<size_t>(1, options.jobs)) {
+    while (!out.max_failures_reached && executor.running() < std::max<size_t>(1, options.jobs)) {
       std::optional<ScheduledJob> job = source.next(memory_in_use, executor.running());
       if (!job) break;
       memory_in_use += job->cost.bytes;
@@ -68,10 +69,12 @@ LoopResult run_jobs(JobSource& source, CaseExecutor& executor, const LoopOptions
       if (retry) {
         job.attempt = r.attempt + 1;
         source.retry(job);
+        out.reruns.push_back(r);
         continue;
       }
       source.finished(job);
       if (is_unexpected(r)) ++out.unexpected;
+      if (options.maxfail > 0 && out.unexpected >= options.maxfail) out.max_failures_reached = true;
       out.final_results.push_back(std::move(r));
     }
     progress.tick();

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct LoopOptions {
   // --resume: cases continuing after a recorded failed attempt start at this
   // attempt (test id -> attempt); every other case starts at 1.
   std::map<std::string, int> first_attempt;
+  // --ff: these cases (failed last time) start before the others.
+  std::set<std::string> run_first;
+  // -x / --maxfail N: after N unexpected results no case starts any more;
+  // the running ones finish. 0: no limit.
+  size_t maxfail = 0;
   // Polled between steps: when it says true (a signal, a store given up on),
   // no case starts any more and the loop returns; running cases get no result.
   std::function<bool()> stop_requested;
@@ -36,6 +42,8 @@ struct LoopResult {
   std::vector<reports::CaseResult> final_results;  // the last attempt of each case
   size_t unexpected = 0;                           // decides exit status 1
   bool stopped = false;                            // stop_requested ended the loop early
+  bool max_failures_reached = false;               // --maxfail ended the loop early
+  std::vector<reports::CaseResult> reruns;         // attempts that failed and were run again (--reruns)
 };
 
 // The limits of one case: YAML `timeout` over --timeout; marker `notimeout` disables the deadline.

@@ -73,6 +73,7 @@ CaseCost estimate_cost(const TestCase& t, const std::map<std::string, reports::C
 
 Scheduler::Scheduler(std::vector<ScheduledJob> jobs, int64_t memory_budget) : budget_(memory_budget) {
   std::stable_sort(jobs.begin(), jobs.end(), [](const ScheduledJob& a, const ScheduledJob& b) {
+    if (a.first != b.first) return a.first;
     if (a.cost.seconds != b.cost.seconds) return a.cost.seconds > b.cost.seconds;
     return a.test_case->id < b.test_case->id;
   });

@@ -1,4 +1,4 @@
-// Which case starts next: longest first (by history, else a size estimate),
+// Which case starts next: --ff's failed cases first, then longest first (by history, else a size estimate),
 // never exceeding the memory budget with what is already running. A case
 // bigger than the whole budget runs alone. Retries go to the front.
 #pragma once
@@ -32,6 +32,7 @@ struct ScheduledJob {
   const TestCase* test_case = nullptr;
   CaseCost cost;
   int attempt = 1;
+  bool first = false;  // --ff: starts before the others (failed last time)
 };
 
 // Where the run loop takes its next case from: this process's own list

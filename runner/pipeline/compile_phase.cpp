@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "compiler/compile_cache.h"
 #include "core/error.h"
@@ -20,7 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every stage's text, in order; written to disk as it comes when a folder is set.
+// Every stage's text, in order; written to disk as it comes when a folder is
+// set (--serialize), else kept in memory until a FileCheck failure asks for
+// them on disk (write_to).
 class DumpSink {
  public:
   explicit DumpSink(std::string dir) : dir_(std::move(dir)) {
@@ -28,20 +33,29 @@ class DumpSink {
   }
   void add(const std::string& stage, const std::string& text) {
     char prefix[8];
-    std::snprintf(prefix, sizeof prefix, "%02zu-", count_++);
+    std::snprintf(prefix, sizeof prefix, "%02zu-", stages_.size());
     const std::string name = prefix + stage + ".mtir";
     all_ += "// ----- stage: " + name + " -----\n" + text;
+    stages_.emplace_back(name, text);
     if (!dir_.empty()) std::ofstream(fs::path(dir_) / name) << text;
   }
   void note(const std::string& file, const std::string& text) const {
     if (!dir_.empty()) std::ofstream(fs::path(dir_) / file) << text;
   }
   const std::string& all() const { return all_; }
+  const std::string& dir() const { return dir_; }
+  // The dumps, now, into `dir` (when they were not written as they came).
+  void write_to(const std::string& dir) {
+    if (dir == dir_) return;
+    dir_ = dir;
+    fs::create_directories(dir_);
+    for (const auto& [name, text] : stages_) std::ofstream(fs::path(dir_) / name) << text;
+  }
 
  private:
   std::string dir_;
   std::string all_;
-  size_t count_ = 0;
+  std::vector<std::pair<std::string, std::string>> stages_;
 };
 
 std::string shell_quote(const std::string& s) {
@@ -56,10 +70,26 @@ std::string filecheck_binary() {
   return "FileCheck";
 }
 
-// Runs FileCheck `pattern` on `input`; throws CompileError with its message on a mismatch.
-void run_filecheck(const std::string& pattern, const std::string& input) {
+// FileCheck's first "error:" line and the check line under it, on one line:
+// "p.txt:2:11: error: CHECK: expected string not found in input: // CHECK: zzz".
+std::string first_filecheck_error(const std::string& output) {
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("error:") == std::string::npos) continue;
+    std::string check;
+    std::getline(in, check);
+    return line + (check.empty() ? "" : ": " + check);
+  }
+  return output.substr(0, output.find('\n'));
+}
+
+// Runs FileCheck `pattern` on `sink`'s dumps. On a mismatch the dumps, the
+// concatenated input and FileCheck's whole output are kept in the case folder
+// (--serialize's, else one under the temp dir) and a CompileError says the
+// first error and where they are.
+void run_filecheck(const std::string& pattern, DumpSink& sink, const std::string& fallback_dir) {
   const fs::path tmp = fs::temp_directory_path() / ("meshtest-filecheck-" + std::to_string(::getpid()) + ".mtir");
-  std::ofstream(tmp) << input;
+  std::ofstream(tmp) << sink.all();
   const std::string command = shell_quote(filecheck_binary()) + " " + shell_quote(pattern) +
                               " --input-file=" + shell_quote(tmp.string()) + " 2>&1";
   std::string output;
@@ -70,7 +100,20 @@ void run_filecheck(const std::string& pattern, const std::string& input) {
   while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
   const int status = ::pclose(pipe);
   fs::remove(tmp);
-  if (status != 0) throw CompileError("filecheck " + pattern + " failed:\n" + output);
+  if (status == 0) return;
+  sink.write_to(sink.dir().empty() ? fallback_dir : sink.dir());
+  const fs::path kept_input = fs::path(sink.dir()) / "filecheck-input.mtir";
+  const fs::path kept_output = fs::path(sink.dir()) / ("filecheck-" + fs::path(pattern).stem().string() + ".txt");
+  std::ofstream(kept_input) << sink.all();
+  std::string replaced = output;  // FileCheck names the temp file: name the kept one instead
+  for (size_t at = replaced.find(tmp.string()); at != std::string::npos; at = replaced.find(tmp.string(), at)) {
+    replaced.replace(at, tmp.string().size(), kept_input.string());
+    at += kept_input.string().size();
+  }
+  std::ofstream(kept_output) << replaced;
+  throw CompileError("FileCheck " + fs::path(pattern).filename().string() + " failed: " +
+                     first_filecheck_error(replaced) + " (input " + kept_input.string() + ", full output " +
+                     kept_output.string() + ")");
 }
 
 // A filechecks entry relative to the YAML file that lists it (else as given).
@@ -168,7 +211,8 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   std::string fallbacks;
   for (const std::string& f : info.sharding_fallbacks) fallbacks += (fallbacks.empty() ? "" : "; ") + f;
   record.sharding_fallbacks = fallbacks;
-  for (const std::string& file : entry.filechecks) run_filecheck(resolve_pattern(file, entry), sink.all());
+  const std::string fallback_dir = (fs::temp_directory_path() / "meshtest-filecheck" / sanitize_test_id(test_id)).string();
+  for (const std::string& file : entry.filechecks) run_filecheck(resolve_pattern(file, entry), sink, fallback_dir);
   return out;
 }
 

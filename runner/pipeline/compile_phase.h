@@ -24,7 +24,12 @@ struct CompiledCase {
 // math fidelity name.
 compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry);
 
-// A test id as one safe folder name: characters outside [A-Za-z0-9._-] become '_'.
+// A case's folder (--serialize, --save-tensors, kept FileCheck inputs): the
+// test id with every character outside [A-Za-z0-9._-] made '_' (so '/' too).
+// The one statement of the rule, shown by `run --help`.
+inline constexpr const char* kCaseFolderRule =
+    "<case folder>: the test id with every character other than letters, digits, '.', '_', '-' made '_' "
+    "(resnet/native-resnet18-single_device-inference -> resnet_native-resnet18-single_device-inference)";
 std::string sanitize_test_id(const std::string& id);
 
 // Where a case compiles for: one chip of the arch (the 1x1 mesh), or a mesh
@@ -40,8 +45,10 @@ struct CompileTarget {
 // Compiles `graph` for the case and fills the record's compile fields
 // (compile_cache_hit, compile_stats, planned peaks, device_ops; on a mesh
 // also mesh and sharding_fallbacks). Dumps go to
-// <serialize_dir>/<sanitized id>/ as they are made; filechecks then run
-// against them. Throws on compile or FileCheck failure (the compile phase).
+// <serialize_dir>/<case folder>/ as they are made; filechecks then run
+// against them. Throws on compile or FileCheck failure (the compile phase);
+// a FileCheck failure keeps the dumps, the input and FileCheck's output in
+// the case folder (--serialize's, else $TMPDIR/meshtest-filecheck/<case folder>).
 CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
                           const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record);
 

@@ -22,6 +22,7 @@
 
 #include "tests/common/background_command.h"
 #include "tests/common/run_command.h"
+#include "tests/engine/fault_ids.h"
 
 namespace {
 
@@ -33,13 +34,8 @@ Result run(const std::string& args, const std::string& env = "") {
   return meshtest::testing::run_command(env + " " + MESHTEST_BINARY + " " + args);
 }
 
-std::string id(const std::string& variant) { return "faults/native-" + variant + "-single_device-inference"; }
-
-std::string ids(const std::vector<std::string>& variants) {
-  std::string out;
-  for (const auto& v : variants) out += " " + id(v);
-  return out;
-}
+using meshtest::testing::faults::id;
+using meshtest::testing::faults::ids;
 
 // Rows of a query, each cell as text ("" for NULL), joined by '|'.
 std::vector<std::string> query(const fs::path& db, const std::string& sql) {

@@ -3,11 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/common/run_command.h"
 #include "tests/reports/sample_results.h"
 
 namespace meshtest::reports {
 namespace {
 
+using meshtest::testing::count_occurrences;
 using testing::quick_result;
 using testing::run_info;
 
@@ -37,7 +39,14 @@ TEST(Dashboard, HasEverySectionAndChart) {
 
 TEST(Dashboard, StoreTextIsEscapedAndNothingLoadsFromTheNetwork) {
   const std::string html = render_dashboard(two_runs());
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // One script, the page's own filter script, allowed by the nonce the CSP names.
+  EXPECT_EQ(count_occurrences(html, "<script"), 1u);
+  const size_t nonce_at = html.find("<script nonce=\"");
+  ASSERT_NE(nonce_at, std::string::npos);
+  const std::string nonce = html.substr(nonce_at + 15, html.find('"', nonce_at + 15) - nonce_at - 15);
+  EXPECT_GE(nonce.size(), 16u);
+  EXPECT_NE(html.find("script-src 'nonce-" + nonce + "'"), std::string::npos);
+  EXPECT_EQ(html.find("unsafe-inline'; img-src data:; script-src 'unsafe"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_EQ(html.find("http://"), std::string::npos);
   EXPECT_EQ(html.find("https://"), std::string::npos);
@@ -53,6 +62,75 @@ TEST(Dashboard, MissingCasesAreShownAndLowerThePassRate) {
   // 1 of the 4 selected cases passed: 25%, not the 50% of the two that ran.
   EXPECT_NE(html.find("run-2: 25%"), std::string::npos);
   EXPECT_EQ(render_dashboard(two_runs()).find("id=\"missing-cases\""), std::string::npos);
+}
+
+// Expected failures are not failures: not in the failure groups, not
+// lowering the pass rate, not painted red or orange in the history.
+TEST(Dashboard, XfailsAreNotPaintedAsFailures) {
+  RunResults run{run_info("run-1", "2026-11-21T00:00:00.000Z"), {}, {}, "", {}};
+  CaseResult xfail = quick_result("m1/broken", Outcome::Xfailed, 0.2);
+  xfail.status = "KNOWN_FAILURE_XFAIL";
+  xfail.error_message = "known: the conv kernel is wrong";
+  run.results = {quick_result("m1/x", Outcome::Passed, 0.999), xfail};
+  const std::string html = render_dashboard({run});
+  const std::string failures = html.substr(html.find("id=\"failures\""), html.find("id=\"xfails\"") - html.find("id=\"failures\""));
+  EXPECT_NE(failures.find("No failures."), std::string::npos) << failures;
+  const std::string xfails = html.substr(html.find("id=\"xfails\""));
+  EXPECT_NE(xfails.find("known: the conv kernel is wrong"), std::string::npos);
+  EXPECT_NE(html.find("run-1: 100%"), std::string::npos);  // 1 of 1 that had to pass
+  EXPECT_NE(html.find("class=\"cP\"/>"), std::string::npos);  // the model: nothing failed
+  EXPECT_EQ(html.find("class=\"cF\"/>"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"cO\"/>"), std::string::npos);
+  run.results = {xfail};
+  EXPECT_NE(render_dashboard({run}).find("class=\"cX\"/>"), std::string::npos);  // only expected failures
+}
+
+// The explorer: every arch's cases with what the filters read, long ids with
+// break opportunities, per-arch and per-variant history, placeholders listed.
+TEST(Dashboard, ExplorerRowsCarryTheFilterKeysAndPlaceholdersAreListed) {
+  RunResults run{run_info("run-1", "2026-11-21T00:00:00.000Z"), {}, {}, "", {}};
+  CaseResult a = quick_result("llama/causal_lm/native-3_2_1b-tensor_parallel-training", Outcome::Failed, 0.5);
+  a.variant = "3_2_1b";
+  a.group = "red";
+  a.parallelism = "tensor_parallel";
+  a.run_mode = "training";
+  CaseResult b = a;
+  b.arch = "p150";
+  b.outcome = Outcome::Passed;
+  CaseResult planned = quick_result("gemma/native-7b-single_device-inference", Outcome::Skipped, NAN);
+  planned.markers = {"placeholder"};
+  planned.bringup_status = "NOT_STARTED";
+  planned.reason = "loader not written yet";
+  run.results = {a, b, planned};
+  const std::string html = render_dashboard({for_arch(run, "n150")}, {}, {run});
+  EXPECT_NE(html.find("<tr data-f data-arch=\"n150\" data-family=\"llama\" data-group=\"red\" data-mode=\"training\" "
+                      "data-par=\"tensor_parallel\" data-status=\"failed\" data-variant=\"3_2_1b\""),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("data-arch=\"p150\" data-family=\"llama\""), std::string::npos);
+  EXPECT_NE(html.find("<option>p150</option>"), std::string::npos);
+  EXPECT_NE(html.find("llama/<wbr>causal_lm/<wbr>native-<wbr>3_2_1b-<wbr>"), std::string::npos);
+  EXPECT_NE(html.find("<svg id=\"arch-history-chart\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"variant-table\""), std::string::npos);
+  // The placeholder's row has no data-f: no filter hides it.
+  const size_t at = html.find("<tr class=\"placeholder\">");
+  ASSERT_NE(at, std::string::npos) << html;
+  EXPECT_NE(html.find("loader not written yet", at), std::string::npos);
+  EXPECT_NE(html.find("Placeholders: planned models without a loader (1;"), std::string::npos);
+}
+
+// A nightly's hundreds of PCC drops do not bury the page: a list over 20 is folded.
+TEST(Dashboard, LongChangeListsAreFolded) {
+  RunResults before{run_info("run-1", "2026-11-21T00:00:00.000Z"), {}, {}, "", {}};
+  RunResults after{run_info("run-2", "2026-11-22T00:00:00.000Z"), {}, {}, "", {}};
+  for (int i = 0; i < 25; ++i) {
+    before.results.push_back(quick_result("m/" + std::to_string(i), Outcome::Passed, 0.999));
+    after.results.push_back(quick_result("m/" + std::to_string(i), Outcome::Passed, 0.95));
+  }
+  EXPECT_NE(render_dashboard({before, after}).find("<details><summary>25 case(s)</summary>"), std::string::npos);
+  after.results.resize(20);
+  before.results.resize(20);
+  EXPECT_EQ(render_dashboard({before, after}).find("<details><summary>20 case(s)</summary>"), std::string::npos);
 }
 
 TEST(Dashboard, EmptyStoreSaysSo) {

@@ -246,6 +246,38 @@ TEST_P(StoreTest, MigratesAVersion4StoreKeepingResultsAndOutputs) {
   EXPECT_EQ(store->run_results("old").size(), 3u);
 }
 
+// The views for dashboards on the store (docs/results-schema.md "Views"):
+// final attempts only, a pass on retry counted as flaky, an xfail apart from
+// the failures, a selected case without a result counted missing.
+TEST_P(StoreTest, ViewsSummariseRunsForDashboards) {
+  store_->begin_run(run_info("nightly", "2026-11-22T01:00:00.000Z"));
+  store_->record_selection("nightly", "n150", "", {"a/x", "b/y", "c/z", "d/w", "lost/case"});
+  CaseResult first = quick_result("a/x", Outcome::Failed, 0.5);
+  CaseResult retry = quick_result("a/x", Outcome::Passed, 0.995);
+  retry.attempt = 2;
+  CaseResult xfail = quick_result("c/z", Outcome::Xfailed, 0.3);
+  xfail.status = "KNOWN_FAILURE_XFAIL";
+  store_->record_batch("nightly", {first, retry, quick_result("b/y", Outcome::Failed, 0.9), xfail,
+                                   quick_result("d/w", Outcome::Passed, 0.999)});
+  const std::unique_ptr<SqlDatabase> db = testing::open_database(fresh_.url);
+  const auto summary = db->query(
+      "SELECT run_id, arch, results, passed, failed, xfailed, flaky, missing FROM run_summary", {});
+  ASSERT_EQ(summary.size(), 1u);
+  std::vector<std::string> cells;
+  for (size_t i = 0; i < summary[0].size(); ++i) cells.push_back(summary[0].text(i));
+  EXPECT_EQ(cells, (std::vector<std::string>{"nightly", "n150", "4", "2", "1", "1", "1", "1"}));
+  const auto history = db->query(
+      "SELECT test_id, outcome, attempt, run_started_at FROM case_history WHERE test_id = 'a/x'", {});
+  ASSERT_EQ(history.size(), 1u) << "one row per case: its final attempt";
+  EXPECT_EQ(history[0].text(1), "passed");
+  EXPECT_EQ(history[0].text(2), "2");
+  EXPECT_EQ(history[0].text(3), "2026-11-22T01:00:00.000Z");
+  const auto missing = db->query("SELECT test_id FROM missing_cases", {});
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].text(0), "lost/case");
+  EXPECT_EQ(db->query("SELECT test_id FROM final_results", {}).size(), 4u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 

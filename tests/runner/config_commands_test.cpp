@@ -45,10 +45,10 @@ class ConfigCommandsTest : public ::testing::Test {
     err = e.str();
     return status;
   }
-  int collect() {
+  int collect(const CollectView& view = {}) {
     std::ostringstream s;
     std::streambuf* old = std::cout.rdbuf(s.rdbuf());
-    const int status = cmd_collect(common);
+    const int status = cmd_collect(common, view);
     std::cout.rdbuf(old);
     out = s.str();
     return status;
@@ -178,7 +178,7 @@ TEST_F(ConfigCommandsTest, CollectSummaryCountsSelectedTotalAndDeselected) {
   EXPECT_NE(out.find("placeholder/future/model-x  [placeholder: NOT_STARTED]\n"), std::string::npos) << out;
   EXPECT_EQ(out.find(kResnet18), std::string::npos);
   common.selection.keyword = "resnet50 and single_device and inference";  // one case
-  ASSERT_EQ(collect(), 0);
+  ASSERT_EQ(collect(CollectView{false, -1}), 0);  // -q: the bare ids
   EXPECT_EQ(out, kResnet50 + "\n1/" + std::to_string(total + 1) + " tests collected (" + std::to_string(total) +
                      " deselected)\n");
 }
