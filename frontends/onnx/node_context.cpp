@@ -47,10 +47,7 @@ NodeContext::NodeContext(const onnx::NodeProto& node, int opset, Env& env)
 size_t NodeContext::num_inputs() const { return static_cast<size_t>(node_.input_size()); }
 bool NodeContext::has(size_t i) const { return i < num_inputs() && !node_.input(static_cast<int>(i)).empty(); }
 
-ValueId NodeContext::in(size_t i) {
-  if (!has(i)) unsupported("input " + std::to_string(i) + " is required");
-  return env_.value(node_.input(static_cast<int>(i)));
-}
+ValueId NodeContext::in(size_t i) { return env_.value(input_name(i)); }
 
 const Tensor* NodeContext::data(size_t i) const {
   if (!has(i)) return nullptr;
@@ -75,14 +72,19 @@ std::vector<double> NodeContext::floats(size_t i, const std::string& what) const
   return out;
 }
 
+const std::string& NodeContext::input_name(size_t i) const {
+  if (!has(i)) unsupported("input " + std::to_string(i) + " is required");
+  return node_.input(static_cast<int>(i));
+}
+
 TensorType NodeContext::type(size_t i) const {
-  const Slot& s = env_.slot(node_.input(static_cast<int>(i)));
+  const Slot& s = env_.slot(input_name(i));
   if (s.id != kNoValue) return env_.b.type(s.id);
   return {s.data->dtype(), s.data->shape()};
 }
 
 const Shape& NodeContext::shape(size_t i) const {
-  const Slot& s = env_.slot(node_.input(static_cast<int>(i)));
+  const Slot& s = env_.slot(input_name(i));
   return s.id != kNoValue ? env_.b.shape(s.id) : s.data->shape();
 }
 

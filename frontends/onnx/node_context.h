@@ -93,6 +93,7 @@ class NodeContext {
 
  private:
   const onnx::AttributeProto* attr(const std::string& name, int type);
+  const std::string& input_name(size_t i) const;  // Unsupported when absent
   const onnx::NodeProto& node_;
   int opset_;
   Env& env_;

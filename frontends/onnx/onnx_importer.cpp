@@ -86,8 +86,9 @@ void check_attributes(const NodeContext& ctx) {
 }
 
 // Runs the converter of `node` on its known operands through the reference;
-// the results become known data in `env`.
-void fold(const onnx::NodeProto& node, int opset, const Converter& convert, Env& env) {
+// the results become known data in `env`. False (and `env` unchanged) when
+// the results are too large to hold at import time.
+bool fold(const onnx::NodeProto& node, int opset, const Converter& convert, Env& env) {
   GraphBuilder scratch("fold");
   Env scratch_env(scratch);
   for (const std::string& name : node.input()) {
@@ -96,22 +97,29 @@ void fold(const onnx::NodeProto& node, int opset, const Converter& convert, Env&
   NodeContext ctx(node, opset, scratch_env);
   convert(ctx);
   check_attributes(ctx);
-  std::vector<size_t> computed;
+  bool computed = false;
   for (size_t i = 0; i < ctx.results().size(); ++i) {
     if (!ctx.output_used(i)) continue;
     if (!ctx.results()[i]) ctx.unsupported("output " + std::to_string(i) + " is not supported");
-    if (ctx.results()[i]->data) {
-      env.slots[node.output(static_cast<int>(i))] = *ctx.results()[i];
-    } else {
+    if (!ctx.results()[i]->data) {
       scratch.output("r" + std::to_string(i), ctx.results()[i]->id);
-      computed.push_back(i);
+      computed = true;
     }
   }
-  if (computed.empty()) return;
-  const std::vector<Tensor> values = runtime::run_reference(scratch.finish(), {});
-  for (size_t k = 0; k < computed.size(); ++k) {
-    env.slots[node.output(static_cast<int>(computed[k]))] = Slot{kNoValue, values[k], false};
+  std::vector<Tensor> values;
+  if (computed) {
+    const Graph graph = scratch.finish();
+    int64_t produced = 0;  // what running it would allocate
+    for (const Value& v : graph.values) produced += shape_numel(v.type.shape);
+    if (produced > 16 * kFoldLimit) return false;
+    values = runtime::run_reference(graph, {});
   }
+  for (size_t i = 0, k = 0; i < ctx.results().size(); ++i) {
+    if (!ctx.output_used(i)) continue;
+    const bool known = static_cast<bool>(ctx.results()[i]->data);
+    env.slots[node.output(static_cast<int>(i))] = known ? *ctx.results()[i] : Slot{kNoValue, values[k++], false};
+  }
+  return true;
 }
 
 bool operands_known(const onnx::NodeProto& node, const Env& env) {
@@ -131,7 +139,7 @@ void convert_node(const onnx::NodeProto& node, int opset, Env& env) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") throw Unsupported("domain '" + node.domain() + "' is not supported");
   const auto it = converters().find(node.op_type());
   if (it == converters().end()) throw Unsupported("op type not supported");
-  if (operands_known(node, env)) return fold(node, opset, it->second, env);
+  if (operands_known(node, env) && fold(node, opset, it->second, env)) return;
   NodeContext ctx(node, opset, env);
   it->second(ctx);
   check_attributes(ctx);

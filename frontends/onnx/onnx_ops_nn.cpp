@@ -29,6 +29,9 @@ Geometry geometry(NodeContext& n, const std::vector<int64_t>& kernel, const std:
   const std::vector<int64_t> pads = n.attr_ints("pads", std::vector<int64_t>(2 * k, 0));
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
   if (g.stride.size() != k || g.dilation.size() != k || pads.size() != 2 * k) n.unsupported("strides/dilations/pads of the wrong length");
+  for (size_t d = 0; d < k; ++d) {
+    if (g.stride[d] < 1 || g.dilation[d] < 1 || kernel[d] < 1) n.unsupported("strides, dilations and kernel must be >= 1");
+  }
   g.pad_begin.assign(pads.begin(), pads.begin() + static_cast<long>(k));
   g.pad_end.assign(pads.begin() + static_cast<long>(k), pads.end());
   if (auto_pad == "VALID") {
@@ -141,6 +144,10 @@ void conv_transpose(NodeContext& n) {
   const std::vector<int64_t> out_shape = n.attr_ints("output_shape", {});
   const int64_t groups = n.attr_int("group", 1);
   if (stride.size() != k || dil.size() != k || pads.size() != 2 * k || out_pad.size() != k) n.unsupported("attributes of the wrong length");
+  if (groups < 1 || n.shape(1)[0] % groups != 0) n.unsupported("group must divide the input channels");
+  for (size_t d = 0; d < k; ++d) {
+    if (stride[d] < 1 || dil[d] < 1 || stride[d] > 64) n.unsupported("strides in [1, 64] and dilations >= 1");
+  }
   if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t d = 0; d < k; ++d) {  // the spec's padding for a requested output size
       const int64_t want = out_shape.empty() ? in_sp[d] * stride[d] : out_shape[out_shape.size() - k + d];
@@ -456,7 +463,9 @@ void resize(NodeContext& n, bool upsample) {
   for (size_t k = 0; k < axes.size(); ++k) {
     const int64_t axis = normalize_axis(axes[k], static_cast<int64_t>(s.size()));
     const int64_t in = s[static_cast<size_t>(axis)];
+    if (!sizes.empty() ? sizes[k] <= 0 : !(scales[k] > 0 && scales[k] < 1e6)) n.unsupported("scales/sizes must be positive");
     const int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(static_cast<double>(in) * scales[k])) : sizes[k];
+    if (in > 0 && out > (int64_t{1} << 26) / in) n.unsupported("an interpolation matrix of " + std::to_string(in) + " x " + std::to_string(out));
     const double scale = sizes.empty() ? scales[k] : static_cast<double>(out) / static_cast<double>(in);
     if (out == in && scale == 1.0) continue;
     if (out <= 0 || in <= 0) n.unsupported("an empty resized dimension");

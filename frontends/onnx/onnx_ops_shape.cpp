@@ -97,6 +97,7 @@ void split(NodeContext& n) {
   const int64_t dim = s[static_cast<size_t>(axis)];
   std::vector<int64_t> sizes = n.opset() < 13 ? n.attr_ints("split", {}) : (n.has(1) ? n.ints(1, "split") : std::vector<int64_t>{});
   const auto outputs = static_cast<int64_t>(n.num_outputs());
+  if (outputs == 0) n.unsupported("no outputs");
   if (n.opset() >= 18) n.attr_int("num_outputs", outputs);
   if (sizes.empty()) {
     const int64_t chunk = (dim + outputs - 1) / outputs;  // the last chunk may be smaller (opset 18)
@@ -188,6 +189,7 @@ void tile(NodeContext& n) {
   const std::vector<int64_t> repeats = n.ints(1, "repeats");
   ValueId x = n.in(0);
   for (size_t d = 0; d < repeats.size(); ++d) {
+    if (repeats[d] < 1 || repeats[d] > 4096) n.unsupported("repeats outside [1, 4096]");
     if (repeats[d] != 1) x = n.b().concat(std::vector<ValueId>(static_cast<size_t>(repeats[d]), x), static_cast<int64_t>(d));
   }
   n.set(0, x);
@@ -233,6 +235,7 @@ void pad(NodeContext& n) {
       if (mode == "reflect" && std::max(before, after) >= n.shape(0)[static_cast<size_t>(axis)]) {
         n.unsupported("reflect padding as wide as the dimension");
       }
+      if (std::max(before, after) > 4096) n.unsupported("edge/reflect padding wider than 4096");
       x = pad_copies(n.b(), x, axis, before, after, mode == "reflect");
     }
   }
@@ -305,7 +308,7 @@ void range(NodeContext& n) {
   const double start = n.floats(0, "start").at(0);
   const double limit = n.floats(1, "limit").at(0);
   const double delta = n.floats(2, "delta").at(0);
-  if (delta == 0) n.unsupported("delta 0");
+  if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta)) n.unsupported("a non-finite or zero step");
   const auto count = static_cast<int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
   if (count > (int64_t{1} << 24)) n.unsupported("a range of " + std::to_string(count) + " elements");
   if (is_floating(n.type(0).dtype)) {
