@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -25,6 +26,7 @@ struct InputSpec {
   std::string distribution = "normal";  // normal | uniform | constant
   double a = 0.0, b = 1.0;              // mean/std, low/high, value
   uint64_t seed = 0;
+  bool constant = false;  // a fixed value (shape, axes, scales): folded into the graph, not fed
 };
 
 struct Variant {
@@ -80,8 +82,9 @@ class Reader {
   }
 
   InputSpec input(const YAML::Node& n, const std::string& name) const {
-    keys(n, {"file", "shape", "dtype", "distribution", "mean", "std", "low", "high", "value", "seed"}, "input '" + name + "'");
+    keys(n, {"file", "shape", "dtype", "distribution", "mean", "std", "low", "high", "value", "seed", "constant"}, "input '" + name + "'");
     InputSpec s;
+    if (n["constant"]) s.constant = scalar<bool>(n["constant"], "constant");
     if (n["file"]) s.file = relative(n["file"], "file");
     if (n["shape"]) s.shape = list<int64_t>(n["shape"], "shape");
     if (n["dtype"]) {
@@ -183,6 +186,22 @@ Tensor generate(const InputSpec& s) {
   return f.to(s.dtype);
 }
 
+// `t` with dim 0 (the batch) of size `batch`: its samples repeated.
+Tensor with_batch(const Tensor& t, int64_t batch) {
+  if (t.rank() == 0 || t.dim(0) == batch) return t;
+  if (t.dim(0) == 0 || batch % t.dim(0) != 0) {
+    throw Error("an input of batch " + std::to_string(t.rank() ? t.dim(0) : 0) + " cannot fill batch_size " + std::to_string(batch));
+  }
+  Shape shape = t.shape();
+  shape[0] = batch;
+  Tensor out(t.dtype(), shape);
+  const size_t bytes = t.nbytes();
+  for (int64_t k = 0; k < batch / t.dim(0); ++k) {
+    std::memcpy(static_cast<char*>(out.raw_data()) + static_cast<size_t>(k) * bytes, t.raw_data(), bytes);
+  }
+  return out;
+}
+
 class OnnxLoader : public sdk::ModelLoader {
  public:
   OnnxLoader(std::string dir, std::vector<std::string> order, std::map<std::string, Variant> variants)
@@ -197,7 +216,10 @@ class OnnxLoader : public sdk::ModelLoader {
     ImportOptions import;
     import.graph_name = v.info.model + (variant.empty() ? "" : "_" + std::string(variant));
     import.dims = v.dims;
-    for (const auto& [name, spec] : v.inputs) import.input_shapes[name] = spec.file.empty() ? spec.shape : file_input(spec).shape();
+    for (const auto& [name, spec] : v.inputs) {
+      if (spec.constant) import.constant_inputs[name] = input(spec, {});
+      else import.input_shapes[name] = input(spec, options).shape();
+    }
     Graph graph = import_onnx_file(path(v.onnx), import);
     for (const Param* p : graph.inputs()) {
       if (v.inputs.count(p->name) == 0) throw Error(path(v.onnx) + ": graph input '" + p->name + "' has no entry under inputs: in loader.yaml");
@@ -208,7 +230,9 @@ class OnnxLoader : public sdk::ModelLoader {
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
     check(options);
     sdk::Inputs inputs;
-    for (const auto& [name, spec] : get(variant).inputs) inputs[name] = spec.file.empty() ? generate(spec) : file_input(spec);
+    for (const auto& [name, spec] : get(variant).inputs) {
+      if (!spec.constant) inputs[name] = input(spec, options);
+    }
     return inputs;
   }
 
@@ -231,14 +255,23 @@ class OnnxLoader : public sdk::ModelLoader {
     return it->second;
   }
   std::string path(const std::string& relative) const { return (fs::path(dir_) / relative).string(); }
-  Tensor file_input(const InputSpec& s) const { return read_tensor_file(path(s.file)); }
+  // An input's tensor; batch_size (training, data parallel) sets every input's dim 0.
+  Tensor input(const InputSpec& s, const sdk::LoadOptions& options) const {
+    if (s.file.empty() && options.batch_size && !s.shape.empty()) {
+      InputSpec resized = s;
+      resized.shape[0] = *options.batch_size;
+      return generate(resized);
+    }
+    const Tensor t = s.file.empty() ? generate(s) : read_tensor_file(path(s.file));
+    return options.batch_size ? with_batch(t, *options.batch_size) : t;
+  }
   static void check(const sdk::LoadOptions& options) {
     if (options.dtype_override && *options.dtype_override != DType::F32) {
       throw Error("the ONNX frontend runs models in the dtypes of their file; dtype_override " +
                   std::string(dtype_name(*options.dtype_override)) + " is not supported");
     }
-    if (options.batch_size || options.seq_len || options.num_layers) {
-      throw Error("the ONNX frontend takes batch and sequence sizes from loader.yaml (dims:), not from options");
+    if (options.seq_len || options.num_layers) {
+      throw Error("the ONNX frontend takes sequence lengths and depth from loader.yaml, not from options");
     }
   }
 
