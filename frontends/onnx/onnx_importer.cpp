@@ -229,7 +229,7 @@ Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
   ImportOptions named = options;
   if (named.graph_name.empty()) named.graph_name = fs::path(path).stem().string();
   try {
-    return import_model(model, fs::path(path).parent_path().string(), named);
+    return import_model(model, fs::absolute(path).parent_path().string(), named);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }

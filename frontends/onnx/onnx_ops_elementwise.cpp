@@ -136,6 +136,7 @@ void softmax(NodeContext& n, bool log) {
 // Numpy-broadcast elementwise function of known tensors.
 Tensor host_binary(const Tensor& a, const Tensor& c, DType out_dtype, const std::function<double(double, double)>& f) {
   const Shape out_shape = broadcast_shapes(a.shape(), c.shape());
+  if (shape_numel(out_shape) > (int64_t{1} << 20)) throw Unsupported("a result of " + shape_to_string(out_shape) + " at import time");
   Tensor out(out_dtype, out_shape);
   const auto rank = out_shape.size();
   auto offset = [&](const Tensor& t, int64_t flat) {

@@ -22,6 +22,7 @@ struct Geometry {
 
 Geometry geometry(NodeContext& n, const std::vector<int64_t>& kernel, const std::vector<int64_t>& in) {
   const size_t k = kernel.size();
+  if (in.size() != k) n.unsupported("a kernel of rank " + std::to_string(k) + " over " + std::to_string(in.size()) + " spatial dims");
   Geometry g;
   g.kernel = kernel;
   g.stride = n.attr_ints("strides", std::vector<int64_t>(k, 1));
@@ -79,12 +80,14 @@ ValueId pad_spatial(GraphBuilder& b, ValueId x, const Geometry& g, const std::ve
   return x;
 }
 
-void check_spatial_rank(NodeContext& n) {
+// 1-D or 2-D windows; for a convolution (`weight`) a weight of the input's rank.
+void check_spatial_rank(NodeContext& n, bool weight) {
   if (n.rank(0) != 3 && n.rank(0) != 4) n.unsupported(std::to_string(n.rank(0) - 2) + "-D windows (1-D and 2-D are supported)");
+  if (weight && n.rank(1) != n.rank(0)) n.unsupported("a weight of rank " + std::to_string(n.rank(1)) + " for an input of rank " + std::to_string(n.rank(0)));
 }
 
 void conv(NodeContext& n) {
-  check_spatial_rank(n);
+  check_spatial_rank(n, true);
   GraphBuilder& b = n.b();
   const bool one_d = n.rank(0) == 3;
   n.attr_ints("kernel_shape", {});
@@ -129,13 +132,14 @@ ValueId zero_stuff(GraphBuilder& b, ValueId x, const std::vector<int64_t>& s) {
 }
 
 void conv_transpose(NodeContext& n) {
-  check_spatial_rank(n);
+  check_spatial_rank(n, true);
   GraphBuilder& b = n.b();
   const bool one_d = n.rank(0) == 3;
   n.attr_ints("kernel_shape", {});
   const std::vector<int64_t> in_sp = spatial(n.shape(0));
   const std::vector<int64_t> k_sp = spatial(n.shape(1));
   const size_t k = k_sp.size();
+  if (in_sp.size() != k) n.unsupported("a kernel of rank " + std::to_string(k) + " over " + std::to_string(in_sp.size()) + " spatial dims");
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
   std::vector<int64_t> stride = n.attr_ints("strides", std::vector<int64_t>(k, 1));
   std::vector<int64_t> dil = n.attr_ints("dilations", std::vector<int64_t>(k, 1));
@@ -174,6 +178,7 @@ void conv_transpose(NodeContext& n) {
   }
   const Shape ws = b.shape(w);
   const int64_t ci = ws[0], co_g = ws[1], kh = ws[2], kw = ws[3];
+  if (kh > 4096 || kw > 4096) n.unsupported("a kernel larger than 4096");
   // To the convolution weight [Co, Ci/g, kh, kw], flipped in both spatial dims.
   w = b.reshape(w, {groups, ci / groups, co_g, kh, kw});
   w = b.transpose(w, {0, 2, 1, 3, 4});
@@ -201,6 +206,7 @@ void gemm(NodeContext& n) {
   const bool trans_a = n.attr_int("transA", 0) != 0;
   const bool trans_b = n.attr_int("transB", 0) != 0;
   if (n.opset() < 7) n.attr_int("broadcast", 0);
+  if (n.rank(0) != 2 || n.rank(1) != 2) n.unsupported("A and B must be matrices");
   ValueId a = n.in(0);
   if (trans_a) a = b.transpose(a, {1, 0});
   const Shape& bs = n.shape(1);
@@ -256,7 +262,7 @@ void batch_norm(NodeContext& n) {
 }
 
 void pool(NodeContext& n, bool is_max) {
-  check_spatial_rank(n);
+  check_spatial_rank(n, false);
   GraphBuilder& b = n.b();
   const bool one_d = n.rank(0) == 3;
   const std::vector<int64_t> kernel = n.attr_ints("kernel_shape", {});
@@ -343,6 +349,7 @@ void layer_norm(NodeContext& n) {
 
 void instance_norm(NodeContext& n) {
   GraphBuilder& b = n.b();
+  if (n.rank(0) < 3) n.unsupported("an input of rank < 3");
   const double eps = n.attr_float("epsilon", 1e-5);
   std::vector<int64_t> axes;
   for (int64_t d = 2; d < n.rank(0); ++d) axes.push_back(d);

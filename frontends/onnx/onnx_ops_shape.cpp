@@ -288,6 +288,9 @@ void constant(NodeContext& n) {
 
 void constant_of_shape(NodeContext& n) {
   const Shape shape = n.ints(0, "the shape");
+  for (int64_t d : shape) {
+    if (d < 0) n.unsupported("a negative dimension in " + shape_to_string(shape));
+  }
   const std::optional<Tensor> value = n.attr_tensor("value");
   const DType dtype = value ? value->dtype() : DType::F32;
   const double v = value ? value->element_as_double(0) : 0.0;

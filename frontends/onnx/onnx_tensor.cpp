@@ -89,6 +89,7 @@ struct Mapping {
 // lie inside `model_dir`; checked against the file's size before mapping.
 std::pair<std::shared_ptr<void>, const char*> map_external(const std::string& model_dir, const std::string& location,
                                                            int64_t offset, int64_t length, const std::string& tensor) {
+  if (model_dir.empty()) throw Error("tensor '" + tensor + "': external data is only read for a model's initializers");
   const fs::path rel(location);
   if (location.empty() || rel.is_absolute()) {
     throw Error("tensor '" + tensor + "': external data location '" + location + "' must be a relative path");
@@ -97,7 +98,7 @@ std::pair<std::shared_ptr<void>, const char*> map_external(const std::string& mo
     if (part == "..") throw Error("tensor '" + tensor + "': external data location '" + location + "' leaves the model's folder");
   }
   std::error_code ec;
-  const fs::path dir = fs::weakly_canonical(model_dir.empty() ? fs::path(".") : fs::path(model_dir), ec);
+  const fs::path dir = fs::weakly_canonical(fs::path(model_dir), ec);
   const fs::path file = fs::weakly_canonical(dir / rel, ec);
   const std::string d = dir.string() + "/";
   if (ec || file.string().compare(0, d.size(), d) != 0) {
@@ -266,7 +267,7 @@ Tensor read_tensor_file(const std::string& path, std::string* name) {
   if (!proto->ParseFromIstream(&in)) throw Error(path + ": not a serialized ONNX TensorProto");
   if (name != nullptr) *name = proto->name();
   try {
-    return tensor_from_proto(*proto, proto, fs::path(path).parent_path().string());
+    return tensor_from_proto(*proto, proto, fs::absolute(path).parent_path().string());
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }

@@ -22,7 +22,8 @@ namespace meshtest::frontends::onnx_import {
 DType dtype_of_onnx(int onnx_type);
 
 // The tensor in `proto`. `owner` keeps the proto alive (the tensor may alias
-// its raw data); `model_dir` is where external data files must lie.
+// its raw data); `model_dir` is where external data files must lie (empty:
+// none may be read, as for a node attribute's tensor).
 Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::shared_ptr<const void>& owner,
                          const std::string& model_dir);
 
