@@ -303,6 +303,46 @@ TEST_F(OnnxFiles, LoaderBuildsTheGraphAndItsInputs) {
   EXPECT_EQ(loader->shard_spec("small", model)->at("w"), (sdk::PartitionSpec{{"model"}}));
 }
 
+TEST_F(OnnxFiles, ConstantInputsFoldAndBatchSizeSetsDimZero) {
+  write("loader.yaml", R"(onnx: m.onnx
+inputs:
+  x: {file: x.pb}
+  shape: {file: shape.pb, constant: true}
+)");
+  Model m(13);
+  m.input("x", {-1, 4});
+  m.input("shape", {2}, onnx::TensorProto::INT64);
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  m.output("y");
+  m.save(dir_ / "m.onnx");
+  auto save_tensor = [&](const std::string& file, int type, std::vector<int64_t> dims, const std::string& raw) {
+    onnx::TensorProto t;
+    t.set_data_type(type);
+    for (int64_t d : dims) t.add_dims(d);
+    t.set_raw_data(raw);
+    write(file, t.SerializeAsString());
+  };
+  const std::vector<float> x{1, 2, 3, 4};
+  const std::vector<int64_t> shape{-1, 2};
+  save_tensor("x.pb", onnx::TensorProto::FLOAT, {1, 4}, std::string(reinterpret_cast<const char*>(x.data()), 16));
+  save_tensor("shape.pb", onnx::TensorProto::INT64, {2}, std::string(reinterpret_cast<const char*>(shape.data()), 16));
+  const auto loader = load_onnx_loader((dir_ / "loader.yaml").string());
+  const sdk::Model model = loader->load_model("", {});
+  EXPECT_EQ(model.graph.inputs().size(), 1u) << "the constant input is no graph input";
+  EXPECT_EQ(model.graph.type(model.graph.outputs[0].value).shape, (Shape{2, 2}));
+  EXPECT_EQ(loader->load_inputs("", {}).count("shape"), 0u);
+  sdk::LoadOptions batch3;
+  batch3.batch_size = 3;
+  const sdk::Model batched = loader->load_model("", batch3);
+  EXPECT_EQ(batched.graph.type(batched.graph.outputs[0].value).shape, (Shape{6, 2}));
+  const Tensor repeated = loader->load_inputs("", batch3).at("x");
+  EXPECT_EQ(repeated.shape(), (Shape{3, 4}));
+  EXPECT_EQ(repeated.to_f32_vector(), (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}));
+  sdk::LoadOptions bf16;
+  bf16.dtype_override = DType::BF16;
+  EXPECT_THAT(error_of([&] { loader->load_model("", bf16); }), HasSubstr("dtype_override bf16 is not supported"));
+}
+
 TEST_F(OnnxFiles, MalformedLoaderYamlNamesFileAndLine) {
   write("a/onnx/loader.yaml", "variants:\n  v:\n    onnx: m.onnx\n    inptus: {}\n");
   EXPECT_THAT(error_of([&] { load_onnx_loader((dir_ / "a/onnx/loader.yaml").string()); }),
