@@ -14,7 +14,7 @@ const path = require('path');
 const ort = require('onnxruntime-node');
 
 // The few TensorProto fields these files use: dims (1), data_type (2),
-// name (8), raw_data (9); float tensors only.
+// name (8), raw_data (9); float and int64 tensors.
 function readVarint(buf, pos) {
   let value = 0n;
   let shift = 0n;
@@ -59,9 +59,10 @@ function parseTensor(buf) {
       throw new Error('unexpected wire type ' + wire);
     }
   }
-  if (t.type !== 1 || t.raw === null) throw new Error('only float tensors with raw data are read');
-  const data = new Float32Array(t.raw.buffer.slice(t.raw.byteOffset, t.raw.byteOffset + t.raw.length));
-  return new ort.Tensor('float32', data, t.dims);
+  if ((t.type !== 1 && t.type !== 7) || t.raw === null) throw new Error('only float and int64 tensors with raw data are read');
+  const bytes = t.raw.buffer.slice(t.raw.byteOffset, t.raw.byteOffset + t.raw.length);
+  return t.type === 1 ? new ort.Tensor('float32', new Float32Array(bytes), t.dims)
+                      : new ort.Tensor('int64', new BigInt64Array(bytes), t.dims);
 }
 
 function varint(n) {
