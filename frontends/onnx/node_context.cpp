@@ -174,6 +174,8 @@ Tensor i64_tensor(const std::vector<int64_t>& values, Shape shape) { return Tens
 Tensor f32_tensor(const std::vector<float>& values, Shape shape) { return Tensor::from_f32(std::move(shape), values); }
 
 ValueId minimum(GraphBuilder& b, ValueId a, ValueId c) {
+  const ValueId larger = b.op(OpKind::Maximum, {a, c});
+  if (!is_floating(b.type(a).dtype)) return b.sub(b.add(a, c), larger);  // integers: exact, and neg is for floats
   return b.op(OpKind::Neg, {b.op(OpKind::Maximum, {b.op(OpKind::Neg, {a}), b.op(OpKind::Neg, {c})})});
 }
 

@@ -114,6 +114,7 @@ void add_shape_converters(ConverterTable& table);
 // IR building blocks the converters share.
 Tensor i64_tensor(const std::vector<int64_t>& values, Shape shape);
 Tensor f32_tensor(const std::vector<float>& values, Shape shape);
+// min(a, c), numpy broadcasting (the IR has maximum only).
 ValueId minimum(GraphBuilder& b, ValueId a, ValueId c);
 // `x` extended along `axis` by `before`/`after` elements of `value` (a
 // negative count crops instead).
