@@ -1,6 +1,7 @@
 // Host tensor storage, element access and dtype conversion.
 #include "core/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -59,7 +60,7 @@ Tensor Tensor::from_f32(Shape shape, const std::vector<float>& values) {
   if (static_cast<int64_t>(values.size()) != t.numel()) {
     throw Error("from_f32: " + std::to_string(values.size()) + " values for shape " + shape_to_string(t.shape()));
   }
-  std::memcpy(t.data_, values.data(), values.size() * sizeof(float));
+  std::copy(values.begin(), values.end(), static_cast<float*>(t.data_));  // (memcpy of an empty vector's null data is UB)
   return t;
 }
 
@@ -68,7 +69,7 @@ Tensor Tensor::from_i64(Shape shape, const std::vector<int64_t>& values) {
   if (static_cast<int64_t>(values.size()) != t.numel()) {
     throw Error("from_i64: " + std::to_string(values.size()) + " values for shape " + shape_to_string(t.shape()));
   }
-  std::memcpy(t.data_, values.data(), values.size() * sizeof(int64_t));
+  std::copy(values.begin(), values.end(), static_cast<int64_t*>(t.data_));
   return t;
 }
 

@@ -2,6 +2,7 @@
 #include "frontends/frontend_registry.h"
 
 #include "core/error.h"
+#include "frontends/onnx/onnx_loader.h"
 
 namespace meshtest::frontends {
 
@@ -20,7 +21,11 @@ const Frontend* FrontendRegistry::find(std::string_view file_name) const {
 }
 
 const FrontendRegistry& builtin_frontends() {
-  static const FrontendRegistry registry;
+  static const FrontendRegistry registry = [] {
+    FrontendRegistry r;
+    r.add({"onnx", "loader.yaml", onnx_import::load_onnx_loader});
+    return r;
+  }();
   return registry;
 }
 

@@ -38,7 +38,7 @@ class FrontendRegistry {
   std::vector<Frontend> frontends_;
 };
 
-// The importers of this build (none yet: the ONNX importer comes next).
+// The importers of this build: ONNX (frontends/onnx/) reads loader.yaml.
 const FrontendRegistry& builtin_frontends();
 
 }  // namespace meshtest::frontends
