@@ -133,8 +133,7 @@ std::string all_cases(const Page& page) {
     rows += "<tr data-outcome=\"" + std::string(outcome_name(r->outcome)) + "\">" + cell(id, "id") +
             "<td><span class=\"cell\" style=\"background:" + outcome_color(r->outcome) + "\"></span> " +
             esc(std::string(outcome_name(r->outcome))) + "</td>" + cell(r->bringup_status) + cell(r->status) +
-            number_cell(r->pcc, "%.6f") + number_cell(r->wall_seconds, "%.2f") + cell(r->error_message, "msg") +
-            "</tr>";
+            number_cell(r->pcc, "%.6f") + number_cell(r->wall_seconds, "%.2f") + cell(case_message(*r), "msg") + "</tr>";
   }
   return section("cases", "Every case of the latest run",
                  "<details><summary>" + std::to_string(page.latest_finals().size()) + " case(s)</summary>" +

@@ -86,6 +86,7 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::batch_size>("batch_size").since(5),
       field<&R::sequence_length>("sequence_length").since(5),
       field<&R::saved_tensors>("saved_tensors").since(7),
+      field<&R::first_bad_op>("first_bad_op").since(8),
   };
   return kFields;
 }

@@ -104,6 +104,8 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   popts.strict_xfail = ro.strict_xfail;
   if (!ro.optimizer_step.empty()) popts.sgd_learning_rate = parse_optimizer_step(ro.optimizer_step);
   popts.save_tensors_dir = ro.save_tensors_dir;
+  popts.op_golden_dir = ro.op_golden_dir;
+  popts.op_golden_check = ro.op_golden_check;
   return popts;
 }
 

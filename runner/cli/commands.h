@@ -25,6 +25,8 @@ struct RunOptions {
   bool force_run = false;
   bool strict_xfail = true;
   std::string save_tensors_dir;  // --save-tensors DIR; empty: off
+  std::string op_golden_dir;     // --op-golden DIR; empty: off
+  bool op_golden_check = false;  // --op-golden-check
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
   std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
   std::string argv;  // recorded with the run

@@ -81,6 +81,7 @@ void print_case_line(std::ostream& out, const CaseResult& r) {
     if (r.failure_kind != reports::FailureKind::None) out << " (" << reports::failure_kind_name(r.failure_kind) << ")";
     out << ": " << r.error_message << "\n";
   }
+  if (!r.first_bad_op.empty()) out << "         first op past its per-op thresholds: " << r.first_bad_op << "\n";
   if (!r.saved_tensors.empty()) out << "         tensors saved in " << r.saved_tensors << "\n";
   out.flush();
 }

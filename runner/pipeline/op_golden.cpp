@@ -1,0 +1,123 @@
+// Op-level golden: each observed device op re-run alone on the CPU reference
+// and compared (comparators' metrics); rows, the first past, JSON lines.
+#include "runner/pipeline/op_golden.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <nlohmann/json.hpp>
+
+#include "comparators/metrics.h"
+#include "core/error.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+// Device tensor -> how the reference holds it (floats as f32, ints as they are).
+Tensor host_view(const Tensor& t) { return is_floating(t.dtype()) ? t.to(DType::F32) : t; }
+
+}  // namespace
+
+void OpGolden::observe(const backend::OpExecution& e) {
+  OpGoldenRow row;
+  row.chip = e.chip;
+  row.index = e.index;
+  row.op = std::string(op_name(e.instr.kind));
+  row.origin = e.instr.origin;
+  for (const Tensor* t : e.operands) row.operand_shapes.push_back(t->shape());
+  row.shape = e.result.shape();
+  row.dtype = std::string(dtype_name(e.result.dtype()));
+  if (runtime::reference_kernels().find(e.instr.kind) == nullptr) {
+    row.status = "no_reference";
+    row.note = std::string(runtime::reference_kernels().reason(e.instr.kind));
+  } else {
+    try {
+      std::vector<Tensor> operands;
+      operands.reserve(e.operands.size());
+      for (const Tensor* t : e.operands) operands.push_back(host_view(*t));
+      const Op op{e.instr.kind, {}, kNoValue, e.instr.attrs};
+      const Tensor reference = runtime::run_reference_op(op, operands);
+      comparators::ComparisonConfig config;
+      config.required_pcc = thresholds_.required_pcc;
+      config.scale_tolerance = thresholds_.scale_tolerance;
+      const comparators::OutputMetrics m =
+          comparators::compare_tensors(row.origin, host_view(e.result), reference, config);
+      row.status = "checked";
+      row.pcc = m.pcc;
+      row.atol = m.atol;
+      row.norm_ratio = m.norm_ratio;
+      row.past = !m.passed;
+      row.note = m.failure;
+    } catch (const std::exception& ex) {
+      row.status = "error";
+      row.note = ex.what();
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  rows_.push_back(std::move(row));
+}
+
+std::vector<OpGoldenRow> OpGolden::finish() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<OpGoldenRow> rows = std::move(rows_);
+  rows_.clear();
+  std::stable_sort(rows.begin(), rows.end(), [](const OpGoldenRow& a, const OpGoldenRow& b) {
+    return a.index != b.index ? a.index < b.index : a.chip < b.chip;
+  });
+  for (OpGoldenRow& r : rows) {
+    if (r.past) {
+      r.first = true;
+      break;
+    }
+  }
+  return rows;
+}
+
+const OpGoldenRow* first_past(const std::vector<OpGoldenRow>& rows) {
+  for (const OpGoldenRow& r : rows) {
+    if (r.first) return &r;
+  }
+  return nullptr;
+}
+
+std::string describe_row(const OpGoldenRow& row) {
+  char figures[96];
+  std::snprintf(figures, sizeof figures, "local pcc %.6f, scale %.4f, max abs error %.4g", row.pcc, row.norm_ratio,
+                row.atol);
+  return row.origin + " (device op " + std::to_string(row.index) + ", chip " + std::to_string(row.chip) + ", " +
+         row.dtype + shape_to_string(row.shape) + "): " + figures;
+}
+
+std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows) {
+  std::string out;
+  for (const OpGoldenRow& r : rows) {
+    nlohmann::json j;
+    j["index"] = r.index;
+    j["chip"] = r.chip;
+    j["op"] = r.op;
+    j["origin"] = r.origin;
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const Shape& s : r.operand_shapes) shapes.push_back(s);
+    j["operand_shapes"] = shapes;
+    j["shape"] = r.shape;
+    j["dtype"] = r.dtype;
+    j["status"] = r.status;
+    if (r.status == "checked") {
+      // JSON has no inf/NaN: a non-finite figure is written as null.
+      auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+      j["pcc"] = num(r.pcc);
+      j["atol"] = num(r.atol);
+      j["norm_ratio"] = num(r.norm_ratio);
+      j["past_threshold"] = r.past;
+      j["first_past_threshold"] = r.first;
+    }
+    if (!r.note.empty()) j["note"] = r.note;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+}  // namespace meshtest::runner
