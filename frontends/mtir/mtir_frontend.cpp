@@ -31,6 +31,16 @@ int64_t id_bound(const Graph& graph, ValueId input) {
   return bound == std::numeric_limits<int64_t>::max() ? 2 : std::max<int64_t>(bound, 1);
 }
 
+// Whether a float input feeds an op defined only for positive values (log,
+// sqrt, rsqrt): such inputs are drawn from U(0.5, 2) instead of N(0, 1).
+bool needs_positive(const Graph& graph, ValueId input) {
+  for (const Op& op : graph.ops) {
+    const bool positive_domain = op.kind == OpKind::Log || op.kind == OpKind::Sqrt || op.kind == OpKind::Rsqrt;
+    if (positive_domain && std::find(op.inputs.begin(), op.inputs.end(), input) != op.inputs.end()) return true;
+  }
+  return false;
+}
+
 Tensor random_integers(const TensorType& type, int64_t bound, uint64_t seed) {
   Tensor ids(DType::I64, type.shape);
   Rng rng(seed);
@@ -115,8 +125,12 @@ sdk::Inputs random_inputs(const Graph& graph, uint64_t seed) {
   for (const Param* p : graph.inputs()) {
     const TensorType& t = graph.type(p->value);
     const uint64_t s = mix_seed(seed, hash_seed(p->name));
-    inputs[p->name] = is_floating(t.dtype) ? random_normal(t.shape, s).to(t.dtype)
-                                           : random_integers(t, id_bound(graph, p->value), s);
+    if (!is_floating(t.dtype)) {
+      inputs[p->name] = random_integers(t, id_bound(graph, p->value), s);
+    } else {
+      const Tensor x = needs_positive(graph, p->value) ? random_uniform(t.shape, s, 0.5f, 2.0f) : random_normal(t.shape, s);
+      inputs[p->name] = x.to(t.dtype);
+    }
   }
   return inputs;
 }

@@ -25,7 +25,7 @@ constexpr const char* kMtirFilePattern = "*.mtir";
 Frontend mtir_frontend();
 
 // Inputs for every graph input, by declared shape and dtype, from `seed`:
-// floats N(0, 1); integers uniform in [0, n) where n is the row count of the
+// floats N(0, 1) (U(0.5, 2) when they feed log, sqrt or rsqrt); integers uniform in [0, n) where n is the row count of the
 // smallest embedding table they index (so ids stay in range), else 2.
 sdk::Inputs random_inputs(const Graph& graph, uint64_t seed);
 
