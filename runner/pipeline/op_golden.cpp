@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "comparators/metrics.h"
@@ -19,6 +20,40 @@ namespace {
 // Device tensor -> how the reference holds it (floats as f32, ints as they are).
 Tensor host_view(const Tensor& t) { return is_floating(t.dtype()) ? t.to(DType::F32) : t; }
 
+Tensor apply(OpKind kind, const std::vector<Tensor>& in, Attrs attrs = {}) {
+  return runtime::run_reference_op(Op{kind, {}, kNoValue, std::move(attrs)}, in);
+}
+
+Tensor scalar(double value) {
+  Tensor t(DType::F32, {});
+  *t.data<float>() = static_cast<float>(value);
+  return t;
+}
+
+// The composites the compiler's fuse pass makes have no reference kernel (the
+// reference runs the unfused graph); here they are the reference ops they
+// fuse, applied to the fused op's own operands:
+//   sdpa(q, kᵀ, v[, mask]){scale} = softmax(q·kᵀ·scale [+ mask]) · v
+//   rms_norm(x, w){eps}          = x · rsqrt(mean(x², last axis) + eps) · w
+std::optional<Tensor> composite_reference(const DeviceInstr& instr, const std::vector<Tensor>& in) {
+  if (instr.kind == OpKind::Sdpa) {
+    Tensor scores = apply(OpKind::Mul, {apply(OpKind::Matmul, {in[0], in[1]}), scalar(instr.attrs.get_float("scale"))});
+    if (in.size() > 3) scores = apply(OpKind::Add, {scores, in[3]});
+    Attrs last;
+    last.set("axis", int64_t{-1});
+    return apply(OpKind::Matmul, {apply(OpKind::Softmax, {scores}, last), in[2]});
+  }
+  if (instr.kind == OpKind::RmsNorm) {
+    Attrs mean;
+    mean.set("axes", std::vector<int64_t>{-1});
+    mean.set("keepdim", int64_t{1});
+    const Tensor ms = apply(OpKind::ReduceMean, {apply(OpKind::Mul, {in[0], in[0]})}, mean);
+    const Tensor inv = apply(OpKind::Rsqrt, {apply(OpKind::Add, {ms, scalar(instr.attrs.get_float("eps"))})});
+    return apply(OpKind::Mul, {apply(OpKind::Mul, {in[0], inv}), in[1]});
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void OpGolden::observe(const backend::OpExecution& e) {
@@ -30,7 +65,8 @@ void OpGolden::observe(const backend::OpExecution& e) {
   for (const Tensor* t : e.operands) row.operand_shapes.push_back(t->shape());
   row.shape = e.result.shape();
   row.dtype = std::string(dtype_name(e.result.dtype()));
-  if (runtime::reference_kernels().find(e.instr.kind) == nullptr) {
+  const bool composite = e.instr.kind == OpKind::Sdpa || e.instr.kind == OpKind::RmsNorm;
+  if (!composite && runtime::reference_kernels().find(e.instr.kind) == nullptr) {
     row.status = "no_reference";
     row.note = std::string(runtime::reference_kernels().reason(e.instr.kind));
   } else {
@@ -38,8 +74,9 @@ void OpGolden::observe(const backend::OpExecution& e) {
       std::vector<Tensor> operands;
       operands.reserve(e.operands.size());
       for (const Tensor* t : e.operands) operands.push_back(host_view(*t));
-      const Op op{e.instr.kind, {}, kNoValue, e.instr.attrs};
-      const Tensor reference = runtime::run_reference_op(op, operands);
+      const std::optional<Tensor> fused = composite_reference(e.instr, operands);
+      const Tensor reference =
+          fused ? *fused : runtime::run_reference_op(Op{e.instr.kind, {}, kNoValue, e.instr.attrs}, operands);
       comparators::ComparisonConfig config;
       config.required_pcc = thresholds_.required_pcc;
       config.scale_tolerance = thresholds_.scale_tolerance;

@@ -111,7 +111,10 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenKernel{"softmax_scale_1pct", kGpt2, kGpt2Folder, "softmax"},
                       BrokenKernel{"matmul_scale_1pct", kGpt2, kGpt2Folder, "matmul"},
                       BrokenKernel{"silu_scale_1pct", kLlama, kLlamaFolder, "silu"},
-                      BrokenKernel{"rope_table_off_by_one", kLlama, kLlamaFolder, "mul"}),
+                      BrokenKernel{"rope_table_off_by_one", kLlama, kLlamaFolder, "mul"},
+                      // fused composites, checked against the reference ops they fuse
+                      BrokenKernel{"sdpa_mask_dropped", kBert, kBertFolder, "sdpa"},
+                      BrokenKernel{"rms_norm_scale_5pct", kLlama, kLlamaFolder, "rms_norm"}),
     [](const ::testing::TestParamInfo<BrokenKernel>& info) { return info.param.mutant; });
 
 // gelu x1.01 inside bert_tiny: LayerNorm divides the scale out, so the model
