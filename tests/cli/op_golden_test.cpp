@@ -3,12 +3,14 @@
 // (MESHTEST_MUTANT) the first op past the per-op thresholds is the broken
 // one, for several op kinds, and the console names it. A 1% scale inside a
 // normalized network passes the model-level checks; --op-golden-check and
-// YAML `op_golden: true` make the per-op check fail the case.
+// YAML `op_golden: true` make the per-op check fail the case. On a mesh,
+// every chip reports its ops.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,19 @@ TEST_F(OpGolden, OneLinePerDeviceOpAndNoneFlaggedOnAnHonestDevice) {
   }
   EXPECT_TRUE(flagged(kBertFolder).empty());
   EXPECT_EQ(r.output.find("first op past"), std::string::npos) << r.output;
+}
+
+// On a mesh every chip reports its own ops (its shards), all checked.
+TEST_F(OpGolden, PerChipOnAMesh) {
+  const CommandResult r = run("gpt2/causal_lm/native-gpt2_tiny-tensor_parallel-inference --arch n300-llmbox" + og());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::set<int> chips;
+  for (const nlohmann::json& row : rows("gpt2_causal_lm_native-gpt2_tiny-tensor_parallel-inference")) {
+    chips.insert(row["chip"].get<int>());
+    EXPECT_EQ(row["status"], "checked") << row.dump();
+    EXPECT_FALSE(row.value("past_threshold", true)) << row.dump();
+  }
+  EXPECT_EQ(chips, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
 struct BrokenKernel {
