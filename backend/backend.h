@@ -68,6 +68,7 @@ using StageDump = std::function<void(std::string_view stage, const std::string& 
 struct OpExecution {
   int chip = 0;
   size_t index = 0;
+  const DeviceProgram& program;  // the (per-chip) program it belongs to: buffer names
   const DeviceInstr& instr;
   const std::vector<const Tensor*>& operands;
   const Tensor& result;

@@ -180,7 +180,7 @@ class SimulatedBackend : public Backend {
     exe.runtime().set_observer([&program, observer = std::move(observer)](
                                    size_t chip, size_t i, const std::vector<const Tensor*>& operands,
                                    const Tensor& result) {
-      observer(OpExecution{static_cast<int>(chip), i, program.instrs[i], operands, result});
+      observer(OpExecution{static_cast<int>(chip), i, program, program.instrs[i], operands, result});
     });
     return true;
   }

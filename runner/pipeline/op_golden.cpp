@@ -56,12 +56,35 @@ std::optional<Tensor> composite_reference(const DeviceInstr& instr, const std::v
 
 }  // namespace
 
+std::vector<std::string> layer_paths(const DeviceProgram& program) {
+  std::vector<std::string> of_buffer(program.buffers.size());
+  std::vector<std::string> layers;
+  layers.reserve(program.instrs.size());
+  for (const DeviceInstr& instr : program.instrs) {
+    std::string layer;
+    for (int32_t b : instr.inputs) {
+      const DeviceBuffer& buffer = program.buffers[static_cast<size_t>(b)];
+      if (buffer.kind == BufferKind::Weight && !buffer.name.empty()) {
+        const size_t dot = buffer.name.rfind('.');
+        layer = dot == std::string::npos ? buffer.name : buffer.name.substr(0, dot);
+        break;
+      }
+    }
+    if (layer.empty() && !instr.inputs.empty()) layer = of_buffer[static_cast<size_t>(instr.inputs[0])];
+    if (instr.output >= 0) of_buffer[static_cast<size_t>(instr.output)] = layer;
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
 void OpGolden::observe(const backend::OpExecution& e) {
+  std::call_once(layers_once_, [&] { layers_ = layer_paths(e.program); });
   OpGoldenRow row;
   row.chip = e.chip;
   row.index = e.index;
   row.op = std::string(op_name(e.instr.kind));
   row.origin = e.instr.origin;
+  if (e.index < layers_.size()) row.layer = layers_[e.index];
   for (const Tensor* t : e.operands) row.operand_shapes.push_back(t->shape());
   row.shape = e.result.shape();
   row.dtype = std::string(dtype_name(e.result.dtype()));
@@ -124,7 +147,7 @@ std::string describe_row(const OpGoldenRow& row) {
   char figures[96];
   std::snprintf(figures, sizeof figures, "local pcc %.6f, scale %.4f, max abs error %.4g", row.pcc, row.norm_ratio,
                 row.atol);
-  return row.origin + " (device op " + std::to_string(row.index) + ", chip " + std::to_string(row.chip) + ", " +
+  return row.origin + (row.layer.empty() ? "" : " in " + row.layer) + " (device op " + std::to_string(row.index) + ", chip " + std::to_string(row.chip) + ", " +
          row.dtype + shape_to_string(row.shape) + "): " + figures;
 }
 
@@ -136,6 +159,7 @@ std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows) {
     j["chip"] = r.chip;
     j["op"] = r.op;
     j["origin"] = r.origin;
+    j["layer"] = r.layer;
     nlohmann::json shapes = nlohmann::json::array();
     for (const Shape& s : r.operand_shapes) shapes.push_back(s);
     j["operand_shapes"] = shapes;

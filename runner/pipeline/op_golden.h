@@ -41,6 +41,7 @@ struct OpGoldenRow {
   size_t index = 0;       // position in the device program
   std::string op;         // op name
   std::string origin;     // the graph op it came from ("op #12 gelu")
+  std::string layer;      // the loader's layer path (layer_paths), "" when unknown
   std::vector<Shape> operand_shapes;
   Shape shape;            // result shape
   std::string dtype;      // result dtype on the device
@@ -63,13 +64,23 @@ class OpGolden {
 
  private:
   OpThresholds thresholds_;
+  std::once_flag layers_once_;
+  std::vector<std::string> layers_;  // per instruction of the observed program
   std::mutex mutex_;
   std::vector<OpGoldenRow> rows_;
 };
 
+// The loader's layer path of every instruction: the IR names no layers, but
+// a loader names its weights by layer ("bert.encoder.layer.0.output.dense.
+// weight"), so an op reading a weight is in that weight's layer (the name
+// without its last part), and any other op is in the layer of its first
+// operand's producer ("" for ops fed only by inputs).
+std::vector<std::string> layer_paths(const DeviceProgram& program);
+
 // The flagged row, or nullptr when every op is within its thresholds.
 const OpGoldenRow* first_past(const std::vector<OpGoldenRow>& rows);
-// "op #12 gelu (device op 40, chip 0, bf16[1,128,3072]): local pcc 0.999991, scale 1.0500"
+// "op #12 gelu in bert.encoder.layer.0.intermediate.dense (device op 40, chip 0,
+// bf16[1,128,3072]): local pcc 0.999991, scale 1.0500, max abs error 0.01"
 std::string describe_row(const OpGoldenRow& row);
 // One JSON object per line.
 std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows);

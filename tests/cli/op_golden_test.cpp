@@ -63,17 +63,24 @@ TEST_F(OpGolden, OneLinePerDeviceOpAndNoneFlaggedOnAnHonestDevice) {
   ASSERT_EQ(r.status, 0) << r.output;
   const std::vector<nlohmann::json> all = rows(kBertFolder);
   ASSERT_GT(all.size(), 50u);
+  std::set<std::string> gelu_layers;
   for (size_t i = 0; i < all.size(); ++i) {
     const nlohmann::json& row = all[i];
     EXPECT_EQ(row["index"].get<size_t>(), i);  // program order, one chip
-    for (const char* key : {"op", "origin", "operand_shapes", "shape", "dtype", "status"}) {
+    for (const char* key : {"op", "origin", "layer", "operand_shapes", "shape", "dtype", "status"}) {
       EXPECT_TRUE(row.contains(key)) << key << " in " << row.dump();
     }
+    // The layer path from the loader's weight names (the op's own, or its producer's).
+    if (row["op"] == "linear") {
+      EXPECT_FALSE(row["layer"].get<std::string>().empty()) << row.dump();
+    }
+    if (row["op"] == "gelu") gelu_layers.insert(row["layer"].get<std::string>());
     if (row["status"] == "checked") {
       EXPECT_FALSE(row["past_threshold"].get<bool>()) << row.dump();
       EXPECT_TRUE(row.contains("pcc") && row.contains("atol") && row.contains("norm_ratio")) << row.dump();
     }
   }
+  EXPECT_EQ(gelu_layers.count("bert.encoder.layer.0.intermediate.dense"), 1u);  // fed by that layer's linear
   EXPECT_TRUE(flagged(kBertFolder).empty());
   EXPECT_EQ(r.output.find("first op past"), std::string::npos) << r.output;
 }
