@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/compile_options.h"
+#include "core/device_program.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "runtime/device/cost_model.h"
@@ -26,7 +27,8 @@ namespace meshtest::backend {
 //    and collective figures in CompileInfo / MemoryStats).
 // 3: its own module; dumps as text (StageDump), no pass list in CompileInfo;
 //    one chip is the 1x1 mesh (per-chip figures always filled).
-// 4: CompileInfo::cost, the modelled device time of the program.
+// 4: CompileInfo::cost, the modelled device time of the program;
+//    Backend::observe_ops (op-level golden).
 constexpr int kBackendApiVersion = 4;
 
 // What compiling produced, for reports (same for a cache hit).
@@ -65,6 +67,20 @@ class Executable {
 // the graph, or the device program once lowered).
 using StageDump = std::function<void(std::string_view stage, const std::string& text)>;
 
+// One device op as it ran on one chip (op-level golden, `run --op-golden`):
+// the instruction, its position in the program, its operands as the kernel
+// saw them and its result, in device dtypes. Valid only during the call.
+struct OpExecution {
+  int chip = 0;
+  size_t index = 0;
+  const DeviceProgram& program;  // the (per-chip) program it belongs to: buffer names
+  const DeviceInstr& instr;
+  const std::vector<const Tensor*>& operands;
+  const Tensor& result;
+};
+// Chips of a mesh may call it concurrently.
+using OpObserver = std::function<void(const OpExecution&)>;
+
 struct CompileRequest {
   // Optimization level, dtypes, fidelity, fusion; `options.sharding` null:
   // the 1x1 mesh (one chip).
@@ -84,6 +100,13 @@ class Backend {
   // Materializes weights on first use; throws RuntimeError / OutOfMemoryError.
   virtual std::vector<Tensor> execute(Executable& executable, const std::map<std::string, Tensor>& inputs,
                                       MemoryStats& stats) = 0;
+  // Shows every device op of `executable`'s later executions to `observer`;
+  // false when this backend cannot (then op-level golden is unavailable).
+  virtual bool observe_ops(Executable& executable, OpObserver observer) {
+    (void)executable;
+    (void)observer;
+    return false;
+  }
 };
 
 }  // namespace meshtest::backend

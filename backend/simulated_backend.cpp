@@ -175,6 +175,17 @@ class SimulatedBackend : public Backend {
                                                  request.enable_trace);
   }
 
+  bool observe_ops(Executable& executable, OpObserver observer) override {
+    auto& exe = dynamic_cast<SimulatedExecutable&>(executable);
+    const DeviceProgram& program = exe.loaded_program().program;
+    exe.runtime().set_observer([&program, observer = std::move(observer)](
+                                   size_t chip, size_t i, const std::vector<const Tensor*>& operands,
+                                   const Tensor& result) {
+      observer(OpExecution{static_cast<int>(chip), i, program, program.instrs[i], operands, result});
+    });
+    return true;
+  }
+
   std::vector<Tensor> execute(Executable& executable, const std::map<std::string, Tensor>& inputs,
                               MemoryStats& stats) override {
     auto& exe = dynamic_cast<SimulatedExecutable&>(executable);

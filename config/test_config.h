@@ -32,6 +32,11 @@ struct TestEntry {
   std::optional<double> allclose_atol;
   std::optional<bool> assert_scale;
   std::optional<double> scale_tolerance;
+  // Op-level golden as a check (runner/pipeline/op_golden.h): the case fails
+  // when a device op's local result is past these per-op thresholds.
+  std::optional<bool> op_golden;
+  std::optional<double> op_required_pcc;
+  std::optional<double> op_scale_tolerance;
   std::vector<std::string> markers;
   std::vector<std::string> supported_archs;  // empty: the defaults (n150, p150)
   std::optional<int64_t> batch_size;

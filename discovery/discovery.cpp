@@ -30,8 +30,20 @@ std::vector<sdk::ModelInfo> list_variants(const sdk::ModelLoader& loader) {
 bool is_loader_file(const fs::path& file) {
   const std::string name = file.filename().string();
   if (name == kPluginFileName) return true;
-  return std::find(kDeclarativeLoaderFileNames.begin(), kDeclarativeLoaderFileNames.end(), name) !=
-         kDeclarativeLoaderFileNames.end();
+  return std::any_of(kDeclarativeLoaderFileNames.begin(), kDeclarativeLoaderFileNames.end(),
+                     [&](const char* pattern) { return frontends::file_name_matches(pattern, name); });
+}
+
+// The loader folder (id prefix) of `file`: its folder, or for a file matched
+// by a "*.ext" pattern the file's own path without the extension.
+std::string loader_dir(const fs::path& file, const std::string& root) {
+  const std::string name = file.filename().string();
+  const bool by_name = name == kPluginFileName || std::find_if(kDeclarativeLoaderFileNames.begin(),
+                                                               kDeclarativeLoaderFileNames.end(), [&](const char* p) {
+                                                                 return name == p;
+                                                               }) != kDeclarativeLoaderFileNames.end();
+  const fs::path dir = by_name ? file.parent_path() : fs::path(file).replace_extension();
+  return fs::relative(dir, root).generic_string();
 }
 
 // The loader in `file`: a plugin, or what the frontend reading its file name makes of it.
@@ -70,7 +82,7 @@ Discovery discover(const std::vector<std::string>& roots, const frontends::Front
     std::sort(files.begin(), files.end());
     std::set<std::string> seen_here;  // loader folders of this root
     for (const fs::path& file : files) {
-      const std::string dir = fs::relative(file.parent_path(), root).generic_string();
+      const std::string dir = loader_dir(file, root);
       const std::string path = file.string();
       if (!seen_here.insert(dir).second) {
         result.failures.push_back({dir, path, "loader folder '" + dir + "' holds more than one loader file"});

@@ -36,8 +36,11 @@ struct Discovery {
 // File name of a native loader plugin inside a loader folder.
 constexpr const char* kPluginFileName = "loader.so";
 // File names of declarative loaders (a model file plus variants, inputs and
-// shard specs as data), each read by the frontend registered for it.
-constexpr std::array<const char*, 1> kDeclarativeLoaderFileNames = {"loader.yaml"};
+// shard specs as data), each read by the frontend registered for it. A
+// "*.ext" pattern matches any file so named; such a file is a loader of its
+// own, its folder the file's path without the extension (op and graph
+// tests as IR text, frontends/mtir/mtir_frontend.h).
+constexpr std::array<const char*, 2> kDeclarativeLoaderFileNames = {"loader.yaml", "*.mtir"};
 
 // Scans every root recursively for loader plugins and declarative loaders
 // (read by `frontends`). A folder name that appears under two roots, or

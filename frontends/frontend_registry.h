@@ -22,7 +22,7 @@ using ImportFn = std::function<std::shared_ptr<sdk::ModelLoader>(const std::stri
 
 struct Frontend {
   std::string name;       // "onnx"
-  std::string file_name;  // the loader file it reads: "loader.yaml"
+  std::string file_name;  // the loader file it reads: "loader.yaml", or "*.ext": any file ending in .ext
   ImportFn import;
 };
 
@@ -30,7 +30,8 @@ class FrontendRegistry {
  public:
   // Adds `frontend`; throws Error when another frontend reads the same file name.
   void add(Frontend frontend);
-  // The frontend that reads files named `file_name`, or null.
+  // The frontend that reads files named `file_name` (by name, else by a
+  // "*.ext" pattern), or null.
   const Frontend* find(std::string_view file_name) const;
   const std::vector<Frontend>& frontends() const { return frontends_; }
 
@@ -38,7 +39,11 @@ class FrontendRegistry {
   std::vector<Frontend> frontends_;
 };
 
-// The importers of this build: ONNX (frontends/onnx/) reads loader.yaml.
+// Whether `pattern` ("loader.yaml", or "*.mtir") matches the file name `name`.
+bool file_name_matches(std::string_view pattern, std::string_view name);
+
+// The importers of this build: ONNX (frontends/onnx/) reads loader.yaml, the
+// IR text frontend (frontends/mtir/) reads *.mtir.
 const FrontendRegistry& builtin_frontends();
 
 }  // namespace meshtest::frontends

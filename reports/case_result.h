@@ -59,6 +59,9 @@ struct CaseResult {
   std::string phase;  // last phase entered
   FailureKind failure_kind = FailureKind::None;
   std::string error_message;
+  // Op-level golden: the first device op past its per-op thresholds
+  // (runner/pipeline/op_golden.h describe_row); empty: none, or not run.
+  std::string first_bad_op;
   std::string saved_tensors;  // --save-tensors: the folder this failure's tensors went to; empty: none saved
   // Comparison.
   double pcc = NAN;  // minimum over outputs

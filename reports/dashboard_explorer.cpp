@@ -100,7 +100,7 @@ std::string case_explorer(const Page& page) {
             "<td><i class=\"cell o-" + outcome + "\"></i> " + outcome + "</td>" +
             cell(r->status) + cell(r->bringup_status) + number_cell(r->pcc, "%.4f") +
             number_cell(r->wall_seconds, "%.2f") + "<td>" + glyph_strip(glyphs) + "</td>" +
-            cell(first_line(r->error_message, 240), "msg") + "</tr>";
+            cell(first_line(r->error_message, 240) + (r->first_bad_op.empty() ? "" : " | first op past its per-op thresholds: " + r->first_bad_op), "msg") + "</tr>";
   }
   const size_t n = latest_every_arch(page).size();
   return section("cases", "Every case of the latest run, every arch (" + std::to_string(n) + ")",

@@ -48,7 +48,7 @@ std::string change_rows(const std::vector<CaseChange>& changes, bool show_pcc) {
             cell(c.before ? std::string(outcome_name(c.before->outcome)) : "(new case)") +
             cell(std::string(outcome_name(now.outcome))) + cell(now.bringup_status);
     if (show_pcc) rows += number_cell(c.before ? c.before->pcc : NAN, "%.6f") + number_cell(now.pcc, "%.6f");
-    rows += cell(now.error_message, "msg") + "</tr>";
+    rows += cell(case_message(now), "msg") + "</tr>";
   }
   return rows;
 }
@@ -63,6 +63,12 @@ std::string change_table(const std::vector<std::string>& headings, const std::ve
 }
 
 }  // namespace
+
+std::string case_message(const CaseResult& r) {
+  if (r.first_bad_op.empty()) return r.error_message;
+  return r.error_message + (r.error_message.empty() ? "" : "\n") + "first op past its per-op thresholds: " +
+         r.first_bad_op;
+}
 
 std::string outcome_color(Outcome o) {
   switch (o) {

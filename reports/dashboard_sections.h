@@ -37,6 +37,9 @@ struct Page {
 
 // Small HTML helpers shared by the sections (everything passed as text is escaped).
 std::string outcome_color(Outcome outcome);
+// A case's message, and the first op past its per-op thresholds when op-level
+// golden ran (first_bad_op) on a line of its own.
+std::string case_message(const CaseResult& r);
 std::string esc(const std::string& text);
 std::string cell(const std::string& text, const std::string& css_class = "");
 std::string number_cell(double value, const std::string& format);

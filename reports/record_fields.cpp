@@ -91,6 +91,7 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::perf_iterations>("perf_iterations").since(8),
       field<&R::perf_execute_seconds>("perf_execute_seconds").since(8),
       field<&R::samples_per_second>("samples_per_second").since(8),
+      field<&R::first_bad_op>("first_bad_op").since(10),
   };
   return kFields;
 }

@@ -99,6 +99,8 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   if (!ro.optimizer_step.empty()) popts.sgd_learning_rate = parse_optimizer_step(ro.optimizer_step);
   popts.save_tensors_dir = ro.save_tensors_dir;
   popts.perf_iterations = ro.perf_iterations;
+  popts.op_golden_dir = ro.op_golden_dir;
+  popts.op_golden_check = ro.op_golden_check;
   return popts;
 }
 

@@ -28,6 +28,8 @@ struct RunOptions {
   bool strict_xfail = true;
   std::string save_tensors_dir;  // --save-tensors DIR; empty: off
   int perf_iterations = 0;       // --perf [N]: timed executions per case (0: only cases marked `perf`)
+  std::string op_golden_dir;     // --op-golden DIR; empty: off
+  bool op_golden_check = false;  // --op-golden-check
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
   std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
   std::string argv;  // recorded with the run

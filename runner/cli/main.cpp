@@ -14,6 +14,7 @@
 #include "runner/cli/config_cli.h"
 #include "runner/cli/merge_command.h"
 #include "runner/cli/mutate_command.h"
+#include "runner/cli/ops_command.h"
 #include "runner/cli/report_commands.h"
 #include "runner/engine/progress.h"
 #include "runner/pipeline/compile_phase.h"
@@ -183,6 +184,13 @@ int main(int argc, char** argv) {
                 "Perf mode for every case (--perf=N: N timed executions, default 5, after one warm-up): records the "
                 "median host time, the modelled device time and samples/s. Cases marked `perf` always run so")
       ->check(CLI::Range(1, 1000));
+  run->add_option("--op-golden", run_opts.op_golden_dir,
+                  "Op-level golden: compare every device op with the CPU reference of that one op on the device's "
+                  "own operands; per-op report DIR/<case folder>/op_golden.jsonl, the first op past the per-op "
+                  "thresholds in the console and the record");
+  run->add_flag("--op-golden-check", run_opts.op_golden_check,
+                "Op-level golden as a check for every case (as YAML op_golden: true): a case fails when a device "
+                "op's local PCC or scale is past op_required_pcc / op_scale_tolerance");
   run->add_option("--backend", run_opts.backend, "Device backend, by name")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
       ->capture_default_str();
@@ -205,6 +213,18 @@ int main(int argc, char** argv) {
   mutate->add_option("--db", mutate_opts.db, "SQLite results database every run is stored in")->capture_default_str();
   mutate->add_option("--mutants", mutate_opts.mutants, "Only these mutants (comma-separated ids)")->delimiter(',');
   mutate->add_option("--kill-matrix", mutate_opts.kill_matrix_json, "Write the kill matrix as JSON to this file");
+  CommonOptions ops_common;
+  meshtest::runner::OpsOptions ops_opts;
+  auto* ops = app.add_subcommand(
+      "ops",
+      "Op-by-op sweep: the ops of IR files or folders (--serialize dumps), or of the selected cases' models, "
+      "de-duplicated by op, shapes, dtype and attributes, each compiled and run alone against the CPU reference; "
+      "prints and stores the table, saves failing ops as IR text");
+  add_selection_options(ops, ops_common);  // a positional that names a file or folder is an IR path
+  ops->add_option("--only", ops_opts.only, "Only these ops (names, comma-separated)")->delimiter(',');
+  ops->add_option("--skip", ops_opts.skip, "Not these ops (names, comma-separated)")->delimiter(',');
+  ops->add_flag("--compile-only", ops_opts.compile_only, "Compile each op; run nothing");
+  ops->add_option("--out", ops_opts.out_dir, "Folder for ops.txt, ops.jsonl and failing/")->capture_default_str();
   const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
   // -q/-v/-vv and --color on the app and on every subcommand, wherever it is registered.
@@ -251,6 +271,7 @@ int main(int argc, char** argv) {
       mutate_opts.run_args = mutate->remaining();
       return meshtest::runner::cmd_mutate(mutate_opts);
     }
+    if (*ops) return meshtest::runner::cmd_ops(ops_common, ops_opts);
     if (*merge) return meshtest::runner::cmd_merge(merge_output, merge_inputs, merge_run_id);
     if (auto status = report_commands.run()) return *status;
     if (auto status = config_commands.run()) return *status;

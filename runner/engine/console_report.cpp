@@ -130,6 +130,7 @@ void print_case_line(std::ostream& out, const CaseResult& r, const ConsoleStyle&
     if (r.failure_kind != reports::FailureKind::None) out << " (" << reports::failure_kind_name(r.failure_kind) << ")";
     out << ": " << r.error_message << "\n";
   }
+  if (!r.first_bad_op.empty()) out << "         first op past its per-op thresholds: " << r.first_bad_op << "\n";
   if (!final) out << "         rerun: attempt " << r.attempt + 1 << " follows (--reruns)\n";
   if (final && is_tolerated(r)) {
     out << "         " << painted("tolerated", kYellow, style)

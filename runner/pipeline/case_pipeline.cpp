@@ -4,6 +4,7 @@
 #include "runner/pipeline/case_pipeline.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "runner/pipeline/host_memory.h"
 #include "runner/pipeline/inference_steps.h"
 #include "runner/pipeline/input_file.h"
+#include "runner/pipeline/op_golden.h"
 #include "runner/pipeline/parallel_setup.h"
 #include "runner/pipeline/perf_phase.h"
 #include "runner/pipeline/run_mode_steps.h"
@@ -101,6 +103,40 @@ void save_failure(const RunModeSteps& steps, const LoadedCase& loaded, const std
   } catch (const std::exception& e) {
     r.error_message += std::string("; --save-tensors failed: ") + e.what();
   }
+}
+
+// Op-level golden for this case: on with --op-golden DIR (a report), and as a
+// check with --op-golden-check or YAML op_golden: true.
+struct OpGoldenPlan {
+  bool report = false;
+  bool check = false;
+  OpThresholds thresholds;
+  bool enabled() const { return report || check; }
+};
+
+OpGoldenPlan op_golden_plan(const config::TestEntry& e, const PipelineOptions& options) {
+  OpGoldenPlan plan;
+  plan.report = !options.op_golden_dir.empty();
+  plan.check = options.op_golden_check || e.op_golden.value_or(false);
+  if (e.op_required_pcc) plan.thresholds.required_pcc = *e.op_required_pcc;
+  if (e.op_scale_tolerance) plan.thresholds.scale_tolerance = *e.op_scale_tolerance;
+  return plan;
+}
+
+// The rows of one execution: op_golden.jsonl under --op-golden DIR, the first
+// op past its thresholds in the record; with the check on, that op fails a
+// case that otherwise passed (returns the failure's message, else "").
+std::string finish_op_golden(OpGolden& op_golden, const OpGoldenPlan& plan, const std::string& dir, CaseResult& r) {
+  const std::vector<OpGoldenRow> rows = op_golden.finish();
+  if (plan.report) {
+    const std::filesystem::path folder = std::filesystem::path(dir) / sanitize_test_id(r.test_id);
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "op_golden.jsonl") << op_golden_jsonl(rows);
+  }
+  const OpGoldenRow* first = first_past(rows);
+  if (first == nullptr) return "";
+  r.first_bad_op = describe_row(*first);
+  return plan.check ? "op-level golden: a device op is past its per-op thresholds (" + first->op + ")" : "";
 }
 
 }  // namespace
@@ -221,11 +257,20 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     if (!steps->golden_first()) golden(loaded);
     enter(Phase::Execute);
     std::vector<Tensor> device;
+    const OpGoldenPlan op_plan = op_golden_plan(c.expectation, options);
+    OpGolden op_golden(op_plan.thresholds);
+    std::string op_failure;
     {
       PhaseClock clock(r.seconds.execute);
+      if (op_plan.enabled() &&
+          !compiled.backend->observe_ops(*compiled.executable,
+                                         [&op_golden](const backend::OpExecution& e) { op_golden.observe(e); })) {
+        throw RuntimeError("op-level golden: backend '" + options.backend + "' does not report per-op results");
+      }
       backend::MemoryStats stats;
       device = compiled.backend->execute(*compiled.executable, steps->device_inputs(loaded), stats);
       record_execution_stats(stats, options.chip, r);
+      if (op_plan.enabled()) op_failure = finish_op_golden(op_golden, op_plan, options.op_golden_dir, r);
     }
     steps->check_device_outputs(device);
     checked_device = device;
@@ -237,6 +282,10 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     {
       PhaseClock clock(r.seconds.compare);
       verdict = steps->compare(loaded, device, comparison);
+    }
+    if (!op_failure.empty() && verdict.passed) {
+      verdict.passed = false;
+      verdict.message = op_failure;
     }
     r.pcc = verdict.min_pcc;
     r.atol = verdict.max_atol;

@@ -33,6 +33,8 @@ struct PipelineOptions {
   bool force_run = false;     // run NOT_SUPPORTED_SKIP cases too
   bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
   std::optional<double> sgd_learning_rate;  // --optimizer-step sgd:LR (training cases)
+  std::string op_golden_dir;   // --op-golden DIR: per-op report DIR/<case>/op_golden.jsonl; empty: off
+  bool op_golden_check = false;  // --op-golden-check: every case fails past its per-op thresholds (else YAML op_golden)
   std::string save_tensors_dir;             // --save-tensors DIR: a failed case's tensors (saved_tensors.h); empty: off
   // Perf mode (README "Perf mode"): timed executions after one warm-up, for
   // every case (--perf N) or only those marked `perf` (0: kDefaultPerfIterations).

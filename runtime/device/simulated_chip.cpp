@@ -236,6 +236,7 @@ struct ChipRun::State {
   Dram dram;
   std::string perturb_op;
   std::vector<const Tensor*> operands;
+  InstrObserver observer;
 };
 
 ChipRun::ChipRun(const ChipSpec& spec, int chip_id, const DeviceProgram& program,
@@ -297,9 +298,12 @@ void ChipRun::run(size_t i) {
     throw RuntimeError(state_->chip + ", " + instr.origin + ": " + e.what());
   }
   if (!state_->perturb_op.empty() && op_name(instr.kind) == state_->perturb_op) perturb(dram.tensor(out.id), i);
+  if (state_->observer) state_->observer(i, operands, dram.tensor(out.id));
   ++stats_.ops_executed;
   for (int32_t b : instr.release) dram.release(b);
 }
+
+void ChipRun::set_observer(InstrObserver observer) { state_->observer = std::move(observer); }
 
 void ChipRun::complete(size_t i, Tensor result) {
   const DeviceInstr& instr = state_->program.instrs[i];

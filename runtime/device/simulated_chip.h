@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,6 +50,13 @@ struct ExecutionStats {
   int64_t dram_bytes_at_end = 0;  // must be 0: every buffer released
 };
 
+// Sees instruction `i` right after its kernel ran on a chip (before the
+// release): the operands as the kernel saw them and the result, in device
+// dtypes (op-level golden, `meshtest run --op-golden`). Not called for
+// instructions completed elsewhere (collectives).
+using InstrObserver =
+    std::function<void(size_t i, const std::vector<const Tensor*>& operands, const Tensor& result)>;
+
 // One execution of a program on a chip, driven instruction by instruction
 // (the mesh runtime runs one per chip in lock-step and performs collectives
 // itself; SimulatedChip::execute runs one from start to end). `weights` holds
@@ -62,8 +70,10 @@ class ChipRun {
 
   // Weights, then inputs (converted to each buffer's device dtype).
   void upload(const std::map<std::string, Tensor>& inputs);
-  // Instruction `i` on this chip's kernels: allocate, compute, release.
+  // Instruction `i` on this chip's kernels: allocate, compute, (observe,) release.
   void run(size_t i);
+  // Every later run(i) is shown to `observer` (empty: none).
+  void set_observer(InstrObserver observer);
   // Operand `k` of instruction `i` as a kernel sees it (bfp8_b decoded).
   const Tensor& operand(size_t i, size_t k);
   // Completes instruction `i` with a result computed elsewhere (a collective):

@@ -57,6 +57,11 @@ std::vector<Tensor> MeshRuntime::execute(const MeshProgram& mp, const std::map<s
   std::vector<std::unique_ptr<ChipRun>> runs(chips);
   for (size_t c = 0; c < chips; ++c) {
     runs[c] = std::make_unique<ChipRun>(chip_, static_cast<int>(c), program, mp.weights[c]);
+    if (observer_) {
+      runs[c]->set_observer([this, c](size_t i, const std::vector<const Tensor*>& operands, const Tensor& result) {
+        observer_(c, i, operands, result);
+      });
+    }
   }
   auto collect_stats = [&] {
     stats_.peak_dram_bytes.assign(chips, 0);

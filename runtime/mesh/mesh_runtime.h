@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ struct MeshStats {
   bool replayed = false;       // this execution replayed a trace
 };
 
+// Sees instruction `i` once its kernel ran on chip `chip` (op-level golden):
+// operands and result in device dtypes. Chips may call it concurrently. An
+// instruction whose operands every chip shares runs once, so only chip 0
+// reports it; collectives are not reported.
+using MeshInstrObserver =
+    std::function<void(size_t chip, size_t i, const std::vector<const Tensor*>& operands, const Tensor& result)>;
+
 class MeshRuntime {
  public:
   MeshRuntime(ChipSpec chip, bool enable_trace);
@@ -59,6 +67,8 @@ class MeshRuntime {
 
   const MeshStats& last_stats() const { return stats_; }
   bool has_trace() const { return traced_; }
+  // Every later execution shows each kernel instruction to `observer` (empty: none).
+  void set_observer(MeshInstrObserver observer) { observer_ = std::move(observer); }
 
  private:
   struct Step {
@@ -73,6 +83,7 @@ class MeshRuntime {
   const DeviceProgram* traced_program_ = nullptr;
   std::vector<Step> trace_;
   MeshStats stats_;
+  MeshInstrObserver observer_;
 };
 
 }  // namespace meshtest::runtime

@@ -162,6 +162,13 @@ class ReferenceRun {
 
 }  // namespace
 
+Tensor run_reference_op(const Op& op, const std::vector<Tensor>& operands) {
+  std::vector<Tensor> in;
+  in.reserve(operands.size());
+  for (const Tensor& t : operands) in.push_back(widen(t, t.dtype()));
+  return dispatch(op, in);
+}
+
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs) {
   return ReferenceRun(graph, inputs).run();
 }

@@ -21,6 +21,12 @@ using NamedTensors = std::map<std::string, Tensor>;
 // dtype of an integer output). Throws RuntimeError naming the op on failure.
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs);
 
+// One op alone: its reference kernel on `operands` (floating operands of any
+// float dtype widened to f32, integers as they are), as run_reference runs
+// each op; used by op-level golden on the device's own operands. Throws
+// RuntimeError when the reference has no kernel for the op.
+Tensor run_reference_op(const Op& op, const std::vector<Tensor>& operands);
+
 // A reference forward kernel: the op (kind, attributes) applied to its
 // operands as the reference holds them (floats widened to f32).
 using ReferenceKernel = Tensor (*)(const Op& op, const std::vector<Tensor>& in);

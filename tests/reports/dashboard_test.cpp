@@ -131,6 +131,18 @@ TEST(Dashboard, LongChangeListsAreFolded) {
   after.results.resize(20);
   before.results.resize(20);
   EXPECT_EQ(render_dashboard({before, after}).find("<details><summary>20 case(s)</summary>"), std::string::npos);
+
+// Op-level golden's first op past its thresholds (first_bad_op) is shown with
+// the failing case's message (the changes and the every-case tables, at least).
+TEST(Dashboard, ShowsTheFirstOpPastItsThresholds) {
+  std::vector<RunResults> runs = two_runs();
+  runs.back().results.back().first_bad_op = "op #29 gelu (device op 29, chip 0, bf16[1,128,512]): scale 1.0097";
+  const std::string html = render_dashboard(runs);
+  size_t shown = 0;
+  const std::string line = "first op past its per-op thresholds: op #29 gelu";
+  for (size_t at = html.find(line); at != std::string::npos; at = html.find(line, at + 1)) ++shown;
+  EXPECT_GE(shown, 2u) << html;
+  EXPECT_EQ(render_dashboard(two_runs()).find("first op past"), std::string::npos);
 }
 
 TEST(Dashboard, EmptyStoreSaysSo) {

@@ -1,0 +1,355 @@
+// The op-by-op sweep: single-op graphs out of IR dumps or models, de-duplicated,
+// each compiled, run and compared alone; the table and the failing ops saved.
+#include "runner/cli/ops_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "backend/registry.h"
+#include "comparators/metrics.h"
+#include "core/error.h"
+#include "core/ir_text.h"
+#include "core/rng.h"
+#include "core/safetensors.h"
+#include "frontends/mtir/mtir_frontend.h"
+#include "runner/pipeline/op_golden.h"
+#include "runtime/arch/arch_profile.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SourceGraph {
+  std::string source;  // file or test id
+  Graph graph;
+};
+
+// One distinct op: kind, operand/result types and attributes.
+struct SingleOp {
+  std::string key;        // op(types){attrs} -> type: what makes two ops the same
+  std::string op;         // op name
+  std::string shapes;     // "[1,128] x [128,64] -> [1,64]"
+  std::string dtype;      // result dtype
+  Graph graph;            // the op alone
+  std::string first_seen; // "<source> op #12 matmul"
+  int count = 0;          // occurrences over all sources
+};
+
+struct OpRow {
+  const SingleOp* op = nullptr;
+  std::string status;  // passed | failed | compile error | runtime error | golden error | compiled
+  double pcc = NAN;
+  double norm_ratio = NAN;
+  std::string detail;
+  std::string saved;  // failing op's IR file
+};
+
+// `NN-<stage>.mtir` files of a --serialize dump: only the frontend stage is a
+// model's graph as loaded (the later stages are the compiler's work).
+bool wanted_ir_file(const fs::path& file) {
+  static const std::regex stage(R"(\d\d-.*\.mtir)");
+  static const std::regex frontend_stage(R"(\d\d-frontend\.mtir)");
+  const std::string name = file.filename().string();
+  if (file.extension() != ".mtir") return false;
+  return !std::regex_match(name, stage) || std::regex_match(name, frontend_stage);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path.string() + ": cannot read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<SourceGraph> graphs_from_paths(const std::vector<std::string>& paths) {
+  std::vector<fs::path> files;
+  for (const std::string& p : paths) {
+    if (fs::is_directory(p)) {
+      for (const auto& e : fs::recursive_directory_iterator(p)) {
+        if (e.is_regular_file() && wanted_ir_file(e.path())) files.push_back(e.path());
+      }
+    } else if (fs::exists(p)) {
+      files.emplace_back(p);
+    } else {
+      throw Error(p + ": no such file or folder");
+    }
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<SourceGraph> out;
+  for (const fs::path& f : files) out.push_back({f.string(), parse_graph(read_text(f), f.string())});
+  return out;
+}
+
+std::vector<SourceGraph> graphs_from_selection(const Collected& c) {
+  std::vector<SourceGraph> out;
+  for (const TestCase* t : c.selection.selected) {
+    if (t->loader == nullptr || t->placeholder || !t->loader_error.empty()) continue;
+    try {
+      out.push_back({t->id, t->loader->loader->load_model(t->info.variant, {}).graph});
+    } catch (const std::exception& e) {
+      std::cerr << "warning: " << t->id << ": loading the model failed: " << e.what() << "\n";
+    }
+  }
+  return out;
+}
+
+std::string types_text(const std::vector<TensorType>& types) {
+  std::string s;
+  for (const TensorType& t : types) s += (s.empty() ? "" : " x ") + shape_to_string(t.shape);
+  return s;
+}
+
+// Op `index` of `g` alone: each distinct operand a parameter (a weight with an
+// initializer stays that weight, everything else becomes an input "in<k>").
+Graph single_op_graph(const Graph& g, size_t index) {
+  const Op& op = g.ops[index];
+  Graph out;
+  out.name = std::string(op_name(op.kind));
+  std::map<ValueId, ValueId> mapped;
+  Op copy{op.kind, {}, kNoValue, op.attrs};
+  for (ValueId v : op.inputs) {
+    auto it = mapped.find(v);
+    if (it == mapped.end()) {
+      const Param* param = nullptr;
+      for (const Param& p : g.params) {
+        if (p.value == v) param = &p;
+      }
+      const std::string name = "in" + std::to_string(mapped.size());
+      const ValueId nv = out.add_value(g.type(v), param && param->init ? param->name : name);
+      Param p;
+      p.value = nv;
+      if (param && param->kind == ParamKind::Weight && param->init) {
+        p.name = param->name;
+        p.kind = ParamKind::Weight;
+        p.init = param->init;
+      } else {
+        p.name = name;
+        p.kind = ParamKind::Input;
+      }
+      out.params.push_back(std::move(p));
+      it = mapped.emplace(v, nv).first;
+    }
+    copy.inputs.push_back(it->second);
+  }
+  copy.output = out.add_value(g.type(op.output));
+  out.ops.push_back(copy);
+  out.outputs.push_back({"out", copy.output});
+  return out;
+}
+
+std::vector<SingleOp> distinct_ops(const std::vector<SourceGraph>& graphs, const OpsOptions& o) {
+  std::vector<SingleOp> ops;
+  std::map<std::string, size_t> by_key;
+  auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  for (const SourceGraph& s : graphs) {
+    for (size_t i = 0; i < s.graph.ops.size(); ++i) {
+      const Op& op = s.graph.ops[i];
+      const std::string name(op_name(op.kind));
+      if ((!o.only.empty() && !listed(o.only, name)) || listed(o.skip, name)) continue;
+      std::vector<TensorType> in;
+      std::string typed;
+      for (ValueId v : op.inputs) {
+        in.push_back(s.graph.type(v));
+        typed += type_to_string(in.back()) + ",";
+      }
+      const TensorType& result = s.graph.type(op.output);
+      const std::string key = name + "(" + typed + ")" + print_attrs(op.attrs) + "->" + type_to_string(result);
+      const auto [it, added] = by_key.emplace(key, ops.size());
+      if (added) {
+        ops.push_back({key, name, types_text(in) + " -> " + shape_to_string(result.shape),
+                       std::string(dtype_name(result.dtype)), single_op_graph(s.graph, i),
+                       s.source + " " + describe_op(s.graph, i), 0});
+      }
+      ++ops[it->second].count;
+    }
+  }
+  return ops;
+}
+
+// Float inputs as the device holds them (bf16), so that the reference and the
+// device see the very same operands and only the op itself is compared.
+std::map<std::string, Tensor> device_rounded(std::map<std::string, Tensor> inputs) {
+  for (auto& [name, t] : inputs) {
+    if (t.dtype() == DType::F32) t = t.to(DType::BF16);
+  }
+  return inputs;
+}
+
+// Compiles, runs and compares one op; `inputs` are its random inputs.
+OpRow run_op(backend::Backend& device, const SingleOp& op, const std::map<std::string, Tensor>& inputs,
+             bool compile_only) {
+  OpRow row;
+  row.op = &op;
+  Graph graph = op.graph;
+  std::unique_ptr<backend::Executable> exe;
+  try {
+    exe = device.compile(graph, {});
+  } catch (const std::exception& e) {
+    row.status = "compile error";
+    row.detail = e.what();
+    return row;
+  }
+  if (compile_only) {
+    row.status = "compiled";
+    return row;
+  }
+  std::vector<Tensor> golden;
+  try {
+    graph.materialize_weights();
+    golden = runtime::run_reference(graph, inputs);
+  } catch (const std::exception& e) {
+    row.status = "golden error";
+    row.detail = e.what();
+    return row;
+  }
+  std::vector<Tensor> result;
+  try {
+    backend::MemoryStats stats;
+    result = device.execute(*exe, inputs, stats);
+  } catch (const std::exception& e) {
+    row.status = "runtime error";
+    row.detail = e.what();
+    return row;
+  }
+  comparators::ComparisonConfig config;
+  config.required_pcc = kDefaultOpRequiredPcc;
+  config.scale_tolerance = kDefaultOpScaleTolerance;
+  const comparators::OutputMetrics m = comparators::compare_tensors("out", result.at(0), golden.at(0), config);
+  row.pcc = m.pcc;
+  row.norm_ratio = m.norm_ratio;
+  row.status = m.passed ? "passed" : "failed";
+  row.detail = m.failure;
+  return row;
+}
+
+// A failing op as IR text (and its inputs beside it) under DIR/failing/.
+std::string save_failing(const fs::path& dir, const OpRow& row, const std::map<std::string, Tensor>& inputs, int n) {
+  fs::create_directories(dir / "failing");
+  char stem[96];
+  std::snprintf(stem, sizeof stem, "%s_%03d", row.op->op.c_str(), n);
+  const fs::path ir = dir / "failing" / (std::string(stem) + ".mtir");
+  std::ofstream(ir) << "// meshtest ops: " << row.status << " (" << row.detail << ")\n// first seen: "
+                    << row.op->first_seen << "\n"
+                    << print_graph(row.op->graph);
+  write_safetensors((dir / "failing" / (std::string(stem) + ".safetensors")).string(), inputs);
+  return ir.string();
+}
+
+std::string figure(double v, const char* format) {
+  if (std::isnan(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string table_text(const std::vector<OpRow>& rows) {
+  size_t op_w = 2, shapes_w = 6;
+  for (const OpRow& r : rows) {
+    op_w = std::max(op_w, r.op->op.size());
+    shapes_w = std::max(shapes_w, r.op->shapes.size());
+  }
+  auto pad = [](std::string s, size_t w) {
+    s.resize(std::max(w, s.size()), ' ');
+    return s;
+  };
+  std::string out = pad("op", op_w) + "  " + pad("shapes", shapes_w) + "  " + pad("dtype", 6) + "  " +
+                    pad("status", 13) + "  " + pad("pcc", 9) + "  " + pad("scale", 7) + "  seen\n";
+  for (const OpRow& r : rows) {
+    out += pad(r.op->op, op_w) + "  " + pad(r.op->shapes, shapes_w) + "  " + pad(r.op->dtype, 6) + "  " +
+           pad(r.status, 13) + "  " + pad(figure(r.pcc, "%.6f"), 9) + "  " + pad(figure(r.norm_ratio, "%.4f"), 7) +
+           "  " + std::to_string(r.op->count) + "\n";
+  }
+  return out;
+}
+
+std::string rows_jsonl(const std::vector<OpRow>& rows) {
+  std::string out;
+  for (const OpRow& r : rows) {
+    nlohmann::json j{{"op", r.op->op},         {"shapes", r.op->shapes}, {"dtype", r.op->dtype},
+                     {"status", r.status},     {"count", r.op->count},   {"first_seen", r.op->first_seen},
+                     {"key", r.op->key}};
+    if (std::isfinite(r.pcc)) j["pcc"] = r.pcc;
+    if (std::isfinite(r.norm_ratio)) j["norm_ratio"] = r.norm_ratio;
+    if (!r.detail.empty()) j["detail"] = r.detail;
+    if (!r.saved.empty()) j["saved"] = r.saved;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
+  const auto start = std::chrono::steady_clock::now();
+  // Positionals that name a file or folder are IR paths, the rest test ids.
+  CommonOptions common = given;
+  OpsOptions o = given_options;
+  common.selection.ids.clear();
+  for (const std::string& arg : given.selection.ids) (fs::exists(arg) ? o.paths : common.selection.ids).push_back(arg);
+  std::vector<SourceGraph> graphs;
+  try {
+    if (!o.paths.empty()) {
+      graphs = graphs_from_paths(o.paths);
+    } else {
+      const std::unique_ptr<Collected> c = collect_cases(common, &std::cerr);
+      if (!c) return 2;
+      if (c->selection.selected.empty()) {
+        std::cerr << "error: no test case matches the selection: no ops to sweep\n";
+        return 5;
+      }
+      graphs = graphs_from_selection(*c);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+  const std::vector<SingleOp> ops = distinct_ops(graphs, o);
+  const runtime::ArchProfile arch = runtime::arch_profile(common.arch);
+  const std::unique_ptr<backend::Backend> device =
+      backend::builtin_backends().create(std::string(backend::kDefaultBackend), {arch.chip, 1, ""});
+  const fs::path dir(o.out_dir);
+  fs::create_directories(dir);
+  std::vector<OpRow> rows;
+  int failing = 0, unexpected = 0;
+  for (const SingleOp& op : ops) {
+    const std::map<std::string, Tensor> inputs = device_rounded(frontends::random_inputs(op.graph, hash_seed(op.key)));
+    OpRow row = run_op(*device, op, inputs, o.compile_only);
+    if (row.status != "passed" && row.status != "compiled") {
+      ++unexpected;
+      row.saved = save_failing(dir, row, inputs, ++failing);
+    }
+    rows.push_back(std::move(row));
+  }
+  const std::string table = table_text(rows);
+  std::cout << table;
+  std::ofstream(dir / "ops.txt") << table;
+  std::ofstream(dir / "ops.jsonl") << rows_jsonl(rows);
+  std::map<std::string, int> counts;
+  for (const OpRow& r : rows) ++counts[r.status];
+  std::string summary;
+  for (const auto& [status, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + status;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << ops.size() << " distinct op(s) from " << graphs.size() << " graph(s): "
+            << (summary.empty() ? "none" : summary) << " in " << figure(seconds, "%.1f") << "s; table in "
+            << (dir / "ops.txt").string();
+  if (failing > 0) std::cout << ", failing ops in " << (dir / "failing").string();
+  std::cout << "\n";
+  return unexpected > 0 ? 1 : 0;
+}
+
+}  // namespace meshtest::runner

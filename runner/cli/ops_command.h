@@ -1,0 +1,34 @@
+// `meshtest ops [IR files or folders | selection]`: the op-by-op sweep. The
+// ops of `--serialize` dumps (a dump folder's `*-frontend.mtir` stage; other
+// `.mtir` files as they are) or of the selected cases' models are pulled
+// out, de-duplicated by op kind, operand and result types (shapes, dtype)
+// and attributes, and each runs alone through the compiler and the device
+// against the CPU reference, with the per-op thresholds of op-level golden
+// (runner/pipeline/op_golden.h). The table (op x shapes x dtype -> passed /
+// failed / compile error / ...) is printed and stored in DIR/ops.txt and
+// DIR/ops.jsonl; every failing single-op program is saved as IR text,
+// DIR/failing/<op>_<n>.mtir, with its inputs in <op>_<n>.safetensors beside
+// it, so it drops into a models root as an op test (frontends/mtir).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/collection/collection.h"
+
+namespace meshtest::runner {
+
+struct OpsOptions {
+  std::vector<std::string> paths;       // IR files or folders (also positionals that exist); empty: the selection
+  std::vector<std::string> only;        // --only: these op names
+  std::vector<std::string> skip;        // --skip: not these op names
+  bool compile_only = false;            // --compile-only: compile each op, run nothing
+  std::string out_dir = "meshtest-ops";  // --out
+};
+
+// 0 when every op passed (compiled, with --compile-only), 1 when one did
+// not, 2 for a usage error or an IR file that does not parse, 5 for an
+// empty selection.
+int cmd_ops(const CommonOptions& common, const OpsOptions& options);
+
+}  // namespace meshtest::runner

@@ -1,0 +1,88 @@
+// Op-level golden (`meshtest run --op-golden DIR`, YAML `op_golden: true`):
+// every device op's result is compared with the CPU reference of that one op
+// run on the device's *own* operands (runtime::run_reference_op), so errors
+// do not accumulate and the first op whose local result is off names where
+// the error enters. Per chip on a mesh. The rows go to
+// DIR/<case>/op_golden.jsonl; the first op past the per-op thresholds goes
+// to the result record (first_bad_op), the console and the dashboard, and
+// fails the case when the check is on.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/tensor.h"
+
+namespace meshtest::runner {
+
+// Per-op thresholds, from the honest per-op noise of the PR selection
+// (`-m "single_device and expected_passing and (inference or push)"`, bf16,
+// the bfp8_b / LoFi / -O1 cases as their YAML runs them; README "Op-level
+// golden"): the worst local |norm ratio - 1| is 0.0027 (a scalar constant
+// rounded to bf16), so 0.005 keeps a 1.9x margin and still catches a kernel
+// scaled by 1% (0.01). The worst local PCC is 0.9836 (an add in gpt2_tiny's
+// backward whose bf16 result has a large mean and a small spread: its
+// rounding is a large part of the spread; inference ops stay above 0.9995),
+// so 0.97 keeps a 1.8x margin on 1 - PCC.
+inline constexpr double kDefaultOpRequiredPcc = 0.97;
+inline constexpr double kDefaultOpScaleTolerance = 0.005;
+
+struct OpThresholds {
+  double required_pcc = kDefaultOpRequiredPcc;
+  double scale_tolerance = kDefaultOpScaleTolerance;  // on |norm ratio - 1|
+};
+
+// One device op on one chip, as op_golden.jsonl holds it.
+struct OpGoldenRow {
+  int chip = 0;
+  size_t index = 0;       // position in the device program
+  std::string op;         // op name
+  std::string origin;     // the graph op it came from ("op #12 gelu")
+  std::string layer;      // the loader's layer path (layer_paths), "" when unknown
+  std::vector<Shape> operand_shapes;
+  Shape shape;            // result shape
+  std::string dtype;      // result dtype on the device
+  std::string status;     // "checked", "no_reference" (the reference has no kernel), "error"
+  std::string note;       // why not checked
+  double pcc = 1.0;
+  double atol = 0.0;        // max |device - reference|
+  double norm_ratio = 1.0;  // ||device|| / ||reference||
+  bool past = false;        // past the per-op thresholds
+  bool first = false;       // the first op past them (program order, then chip)
+};
+
+// Collects the rows of one execution; observe() may be called concurrently.
+class OpGolden {
+ public:
+  explicit OpGolden(OpThresholds thresholds) : thresholds_(thresholds) {}
+  void observe(const backend::OpExecution& op);
+  // The rows in program order (then chip), the first past flagged.
+  std::vector<OpGoldenRow> finish();
+
+ private:
+  OpThresholds thresholds_;
+  std::once_flag layers_once_;
+  std::vector<std::string> layers_;  // per instruction of the observed program
+  std::mutex mutex_;
+  std::vector<OpGoldenRow> rows_;
+};
+
+// The loader's layer path of every instruction: the IR names no layers, but
+// a loader names its weights by layer ("bert.encoder.layer.0.output.dense.
+// weight"), so an op reading a weight is in that weight's layer (the name
+// without its last part), and any other op is in the layer of its first
+// operand's producer ("" for ops fed only by inputs).
+std::vector<std::string> layer_paths(const DeviceProgram& program);
+
+// The flagged row, or nullptr when every op is within its thresholds.
+const OpGoldenRow* first_past(const std::vector<OpGoldenRow>& rows);
+// "op #12 gelu in bert.encoder.layer.0.intermediate.dense (device op 40, chip 0,
+// bf16[1,128,3072]): local pcc 0.999991, scale 1.0500, max abs error 0.01"
+std::string describe_row(const OpGoldenRow& row);
+// One JSON object per line.
+std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows);
+
+}  // namespace meshtest::runner

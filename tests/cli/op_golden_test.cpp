@@ -1,0 +1,175 @@
+// Op-level golden through the `meshtest` binary: `run --op-golden DIR` writes
+// one JSON line per device op; with a device kernel broken on purpose
+// (MESHTEST_MUTANT) the first op past the per-op thresholds is the broken
+// one, for several op kinds, and the console names it. A 1% scale inside a
+// normalized network passes the model-level checks; --op-golden-check and
+// YAML `op_golden: true` make the per-op check fail the case. On a mesh,
+// every chip reports its ops.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/common/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using meshtest::testing::CommandResult;
+
+const std::string kBert = "bert/masked_lm/native-bert_tiny-single_device-inference";
+const std::string kBertFolder = "bert_masked_lm_native-bert_tiny-single_device-inference";
+const std::string kGpt2 = "gpt2/causal_lm/native-gpt2_tiny-single_device-inference";
+const std::string kGpt2Folder = "gpt2_causal_lm_native-gpt2_tiny-single_device-inference";
+const std::string kLlama = "llama/causal_lm/native-llama_tiny-single_device-inference";
+const std::string kLlamaFolder = "llama_causal_lm_native-llama_tiny-single_device-inference";
+
+class OpGolden : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = meshtest::testing::fresh_test_dir("meshtest_op_golden_",
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  CommandResult run(const std::string& args, const std::string& mutant = "") const {
+    const std::string env = mutant.empty() ? "" : "MESHTEST_MUTANT=" + mutant + " ";
+    return meshtest::testing::run_command(env + MESHTEST_BINARY + " run --isolation none --db '' " + args);
+  }
+  std::vector<nlohmann::json> rows(const std::string& folder) const {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(dir / "og" / folder / "op_golden.jsonl");
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+  std::vector<nlohmann::json> flagged(const std::string& folder) const {
+    std::vector<nlohmann::json> out;
+    for (const nlohmann::json& r : rows(folder)) {
+      if (r.value("first_past_threshold", false)) out.push_back(r);
+    }
+    return out;
+  }
+  std::string og() const { return " --op-golden " + (dir / "og").string(); }
+
+  fs::path dir;
+};
+
+TEST_F(OpGolden, OneLinePerDeviceOpAndNoneFlaggedOnAnHonestDevice) {
+  const CommandResult r = run(kBert + og());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::vector<nlohmann::json> all = rows(kBertFolder);
+  ASSERT_GT(all.size(), 50u);
+  std::set<std::string> gelu_layers;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const nlohmann::json& row = all[i];
+    EXPECT_EQ(row["index"].get<size_t>(), i);  // program order, one chip
+    for (const char* key : {"op", "origin", "layer", "operand_shapes", "shape", "dtype", "status"}) {
+      EXPECT_TRUE(row.contains(key)) << key << " in " << row.dump();
+    }
+    // The layer path from the loader's weight names (the op's own, or its producer's).
+    if (row["op"] == "linear") {
+      EXPECT_FALSE(row["layer"].get<std::string>().empty()) << row.dump();
+    }
+    if (row["op"] == "gelu") gelu_layers.insert(row["layer"].get<std::string>());
+    if (row["status"] == "checked") {
+      EXPECT_FALSE(row["past_threshold"].get<bool>()) << row.dump();
+      EXPECT_TRUE(row.contains("pcc") && row.contains("atol") && row.contains("norm_ratio")) << row.dump();
+    }
+  }
+  EXPECT_EQ(gelu_layers.count("bert.encoder.layer.0.intermediate.dense"), 1u);  // fed by that layer's linear
+  EXPECT_TRUE(flagged(kBertFolder).empty());
+  EXPECT_EQ(r.output.find("first op past"), std::string::npos) << r.output;
+}
+
+// On a mesh every chip reports its own ops (its shards), all checked.
+TEST_F(OpGolden, PerChipOnAMesh) {
+  const CommandResult r = run("gpt2/causal_lm/native-gpt2_tiny-tensor_parallel-inference --arch n300-llmbox" + og());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::set<int> chips;
+  for (const nlohmann::json& row : rows("gpt2_causal_lm_native-gpt2_tiny-tensor_parallel-inference")) {
+    chips.insert(row["chip"].get<int>());
+    EXPECT_EQ(row["status"], "checked") << row.dump();
+    EXPECT_FALSE(row.value("past_threshold", true)) << row.dump();
+  }
+  EXPECT_EQ(chips, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+struct BrokenKernel {
+  std::string mutant;
+  std::string case_id;
+  std::string folder;
+  std::string op;  // the op the mutant breaks: the first flagged
+};
+
+void PrintTo(const BrokenKernel& k, std::ostream* out) { *out << k.mutant << " on " << k.case_id; }
+
+class OpGoldenBrokenKernel : public OpGolden, public ::testing::WithParamInterface<BrokenKernel> {};
+
+TEST_P(OpGoldenBrokenKernel, FlagsTheBrokenOpAsTheFirstPastItsThreshold) {
+  const BrokenKernel& p = GetParam();
+  const CommandResult r = run(p.case_id + og(), p.mutant);
+  ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
+  const std::vector<nlohmann::json> first = flagged(p.folder);
+  ASSERT_EQ(first.size(), 1u) << r.output;
+  EXPECT_EQ(first[0]["op"], p.op) << first[0].dump();
+  EXPECT_TRUE(first[0]["past_threshold"].get<bool>());
+  // Every op before it is within its thresholds.
+  for (const nlohmann::json& row : rows(p.folder)) {
+    if (row["index"] == first[0]["index"]) break;
+    EXPECT_FALSE(row.value("past_threshold", false)) << row.dump();
+  }
+  EXPECT_NE(r.output.find("first op past its per-op thresholds: " + first[0]["origin"].get<std::string>()),
+            std::string::npos)
+      << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Mutants, OpGoldenBrokenKernel,
+    ::testing::Values(BrokenKernel{"gelu_scale_1pct", kBert, kBertFolder, "gelu"},
+                      BrokenKernel{"softmax_scale_1pct", kGpt2, kGpt2Folder, "softmax"},
+                      BrokenKernel{"matmul_scale_1pct", kGpt2, kGpt2Folder, "matmul"},
+                      BrokenKernel{"silu_scale_1pct", kLlama, kLlamaFolder, "silu"},
+                      BrokenKernel{"rope_table_off_by_one", kLlama, kLlamaFolder, "mul"},
+                      // fused composites, checked against the reference ops they fuse
+                      BrokenKernel{"sdpa_mask_dropped", kBert, kBertFolder, "sdpa"},
+                      BrokenKernel{"rms_norm_scale_5pct", kLlama, kLlamaFolder, "rms_norm"}),
+    [](const ::testing::TestParamInfo<BrokenKernel>& info) { return info.param.mutant; });
+
+// gelu x1.01 inside bert_tiny: LayerNorm divides the scale out, so the model
+// output passes; the per-op check fails the case naming gelu.
+TEST_F(OpGolden, CheckFailsACaseTheModelLevelChecksPass) {
+  const CommandResult plain = run(kBert, "gelu_scale_1pct");
+  EXPECT_EQ(plain.status, 0) << plain.output;
+  const CommandResult checked = run(kBert + " --op-golden-check", "gelu_scale_1pct");
+  EXPECT_EQ(checked.status, 1) << checked.output;
+  EXPECT_NE(checked.output.find("op-level golden: a device op is past its per-op thresholds (gelu)"),
+            std::string::npos)
+      << checked.output;
+  EXPECT_NE(checked.output.find("first op past its per-op thresholds: op #"), std::string::npos) << checked.output;
+  EXPECT_EQ(run(kBert + " --op-golden-check").status, 0);  // an honest device passes the check
+}
+
+// The check from YAML: op_golden: true, and its thresholds op_scale_tolerance.
+TEST_F(OpGolden, YamlTurnsTheCheckOnWithItsThresholds) {
+  const fs::path config = dir / "config";
+  fs::create_directories(config);
+  auto write_entry = [&](const std::string& extra) {
+    std::ofstream(config / "c.yaml") << "test_config:\n  " << kBert
+                                     << ":\n    status: EXPECTED_PASSING\n    op_golden: true\n"
+                                     << extra;
+  };
+  write_entry("");
+  const std::string args = kBert + " --config-dir " + config.string();
+  const CommandResult failed = run(args, "gelu_scale_1pct");
+  EXPECT_EQ(failed.status, 1) << failed.output;
+  EXPECT_NE(failed.output.find("(gelu)"), std::string::npos) << failed.output;
+  write_entry("    op_scale_tolerance: 0.02\n");  // wider than the 1% scale: passes again
+  const CommandResult passed = run(args, "gelu_scale_1pct");
+  EXPECT_EQ(passed.status, 0) << passed.output;
+}
+
+}  // namespace

@@ -1,0 +1,156 @@
+// The op-by-op sweep through the `meshtest` binary: `meshtest ops` over IR
+// files and --serialize dumps de-duplicates ops and prints the table; with
+// one device kernel broken (MESHTEST_MUTANT) exactly that op kind fails;
+// --only / --skip / --compile-only; a failing op is saved as IR text that
+// meshtest-opt reads and that runs as an op test through `meshtest run`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/common/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using meshtest::testing::CommandResult;
+
+// Two graphs sharing ops: linear/gelu/layer_norm/softmax/add/matmul, the
+// softmax of both identical (one row, seen twice).
+constexpr const char* kBlock = R"(graph @block {
+  input @x : f32[4,64]
+  weight @w : f32[32,64] = normal(mean=0.0, std=0.125, seed=1)
+  weight @b : f32[32] = constant(0.0)
+  weight @g : f32[32] = constant(1.0)
+  %0 = linear(@x, @w, @b) : f32[4,32]
+  %1 = gelu(%0) {approximate = "none"} : f32[4,32]
+  %2 = layer_norm(%1, @g, @b) {eps = 1e-05} : f32[4,32]
+  %3 = softmax(%2) {axis = -1} : f32[4,32]
+  %4 = add(%3, %1) : f32[4,32]
+  output @y = %4
+}
+)";
+constexpr const char* kAttention = R"(graph @attention {
+  input @q : f32[4,32]
+  input @k : f32[32,4]
+  %0 = matmul(@q, @k) : f32[4,4]
+  %1 = softmax(%0) {axis = -1} : f32[4,4]
+  %2 = matmul(%1, @q) : f32[4,32]
+  %3 = softmax(%2) {axis = -1} : f32[4,32]
+  output @y = %3
+}
+)";
+
+class Ops : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = meshtest::testing::fresh_test_dir("meshtest_ops_",
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir / "ir");
+    std::ofstream(dir / "ir" / "block.mtir") << kBlock;
+    std::ofstream(dir / "ir" / "attention.mtir") << kAttention;
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  CommandResult ops(const std::string& args, const std::string& mutant = "") const {
+    const std::string env = mutant.empty() ? "" : "MESHTEST_MUTANT=" + mutant + " ";
+    return meshtest::testing::run_command(env + MESHTEST_BINARY + " ops " + args + " --out " + (dir / "out").string());
+  }
+  std::vector<nlohmann::json> table() const {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(dir / "out" / "ops.jsonl");
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+  std::set<std::string> ops_with(const std::string& status) const {
+    std::set<std::string> out;
+    for (const nlohmann::json& r : table()) {
+      if (r["status"] == status) out.insert(r["op"].get<std::string>());
+    }
+    return out;
+  }
+
+  fs::path dir;
+};
+
+TEST_F(Ops, DeduplicatesAndPassesOnAnHonestDevice) {
+  const CommandResult r = ops((dir / "ir").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  // 9 ops in the two graphs, 8 distinct: the [4,32] softmax is in both.
+  EXPECT_NE(r.output.find("8 distinct op(s) from 2 graph(s): 8 passed"), std::string::npos) << r.output;
+  const std::vector<nlohmann::json> rows = table();
+  ASSERT_EQ(rows.size(), 8u);
+  int softmax_seen = 0;
+  for (const nlohmann::json& row : rows) {
+    if (row["shapes"] == "[4,32] -> [4,32]" && row["op"] == "softmax") softmax_seen = row["count"];
+  }
+  EXPECT_EQ(softmax_seen, 2);
+  EXPECT_TRUE(fs::exists(dir / "out" / "ops.txt"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "failing"));
+}
+
+TEST_F(Ops, OneBrokenKernelFailsExactlyItsOpKind) {
+  for (const auto& [mutant, op] : std::vector<std::pair<std::string, std::string>>{
+           {"softmax_scale_5pct", "softmax"}, {"gelu_scale_1pct", "gelu"}, {"matmul_scale_1pct", "matmul"}}) {
+    const CommandResult r = ops((dir / "ir").string(), mutant);
+    EXPECT_EQ(r.status, 1) << mutant << "\n" << r.output;
+    EXPECT_EQ(ops_with("failed"), std::set<std::string>{op}) << mutant << "\n" << r.output;
+    std::set<std::string> others = {"linear", "gelu", "layer_norm", "softmax", "add", "matmul"};
+    others.erase(op);
+    EXPECT_EQ(ops_with("passed"), others) << mutant << "\n" << r.output;
+  }
+}
+
+TEST_F(Ops, OnlySkipAndCompileOnly) {
+  CommandResult r = ops((dir / "ir").string() + " --only softmax,add");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(ops_with("passed"), (std::set<std::string>{"softmax", "add"}));
+  r = ops((dir / "ir").string() + " --skip softmax", "softmax_scale_5pct");
+  EXPECT_EQ(r.status, 0) << r.output;  // the broken kind is left out
+  EXPECT_EQ(ops_with("passed").count("softmax"), 0u);
+  r = ops((dir / "ir").string() + " --compile-only", "softmax_scale_5pct");
+  EXPECT_EQ(r.status, 0) << r.output;  // nothing ran
+  EXPECT_EQ(ops_with("compiled").size(), 6u);
+}
+
+// The saved failing op: IR text meshtest-opt reads back, and an op test of
+// `meshtest run` from a models root (failing under the mutant, passing without).
+TEST_F(Ops, SavedFailingOpRunsAsAnOpTest) {
+  ASSERT_EQ(ops((dir / "ir").string(), "softmax_scale_5pct").status, 1);
+  ASSERT_TRUE(fs::exists(dir / "out" / "failing" / "softmax_001.mtir"));
+  ASSERT_TRUE(fs::exists(dir / "out" / "failing" / "softmax_001.safetensors"));
+  const CommandResult opt =
+      meshtest::testing::run_command(std::string(MESHTEST_OPT_BINARY) + " --pipeline " + (dir / "out/failing/softmax_001.mtir").string());
+  EXPECT_EQ(opt.status, 0) << opt.output;
+  EXPECT_NE(opt.output.find("softmax("), std::string::npos) << opt.output;
+
+  const std::string run = std::string(MESHTEST_BINARY) +
+                          " run failing/softmax_001-single_device-inference --isolation none --db '' --models-root " +
+                          (dir / "out").string();
+  const CommandResult broken = meshtest::testing::run_command("MESHTEST_MUTANT=softmax_scale_5pct " + run);
+  // No YAML entry: a failure is reported, not unexpected (exit 0), as for a model.
+  EXPECT_NE(broken.output.find("FAILED   pcc="), std::string::npos) << broken.output;
+  EXPECT_NE(broken.output.find("1 failed"), std::string::npos) << broken.output;
+  const CommandResult honest = meshtest::testing::run_command(run);
+  EXPECT_EQ(honest.status, 0) << honest.output;
+  EXPECT_NE(honest.output.find("== 1 passed"), std::string::npos) << honest.output;
+}
+
+// --serialize dumps: only each case's frontend stage is read.
+TEST_F(Ops, SweepsSerializeDumps) {
+  const std::string dumps = (dir / "dumps").string();
+  const CommandResult dumped = meshtest::testing::run_command(
+      std::string(MESHTEST_BINARY) + " run --db '' --compile-only --serialize " + dumps +
+      " mnist/image_classification/native-mlp-single_device-inference");
+  ASSERT_EQ(dumped.status, 0) << dumped.output;
+  const CommandResult r = ops(dumps);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("from 1 graph(s)"), std::string::npos) << r.output;
+  EXPECT_EQ(ops_with("passed").count("linear"), 1u) << r.output;
+}
+
+}  // namespace
