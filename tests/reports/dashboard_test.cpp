@@ -131,6 +131,7 @@ TEST(Dashboard, LongChangeListsAreFolded) {
   after.results.resize(20);
   before.results.resize(20);
   EXPECT_EQ(render_dashboard({before, after}).find("<details><summary>20 case(s)</summary>"), std::string::npos);
+}
 
 // Op-level golden's first op past its thresholds (first_bad_op) is shown with
 // the failing case's message (the changes and the every-case tables, at least).
