@@ -14,7 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/cpp_codegen.h"
 #include "compiler/compile_options.h"
+#include "core/error.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 
@@ -25,7 +27,8 @@ namespace meshtest::backend {
 //    and collective figures in CompileInfo / MemoryStats).
 // 3: its own module; dumps as text (StageDump), no pass list in CompileInfo;
 //    one chip is the 1x1 mesh (per-chip figures always filled).
-constexpr int kBackendApiVersion = 3;
+// 4: Backend::generate_program (meshtest codegen).
+constexpr int kBackendApiVersion = 4;
 
 // What compiling produced, for reports (same for a cache hit).
 struct CompileInfo {
@@ -79,6 +82,14 @@ class Backend {
   // Materializes weights on first use; throws RuntimeError / OutOfMemoryError.
   virtual std::vector<Tensor> execute(Executable& executable, const std::map<std::string, Tensor>& inputs,
                                       MemoryStats& stats) = 0;
+  // The executable as a standalone C++ program run on `inputs`
+  // (codegen/cpp_codegen.h; `title` names it); materializes weights like
+  // execute. Throws Error when this backend or this executable has none.
+  virtual codegen::GeneratedProgram generate_program(Executable& executable,
+                                                     const std::map<std::string, Tensor>& inputs,
+                                                     const std::string& title) {
+    throw Error("backend '" + name() + "' does not generate code");
+  }
 };
 
 }  // namespace meshtest::backend

@@ -196,6 +196,15 @@ class SimulatedBackend : public Backend {
     return outputs;
   }
 
+  codegen::GeneratedProgram generate_program(Executable& executable, const std::map<std::string, Tensor>& inputs,
+                                             const std::string& title) override {
+    const runtime::MeshProgram& program = dynamic_cast<SimulatedExecutable&>(executable).loaded_program();
+    if (program.mesh.size() != 1) {
+      throw Error("codegen: mesh " + program.mesh.text() + " programs are not generated (one chip only)");
+    }
+    return codegen::generate_cpp(program.program, program.weights.at(0), inputs, title);
+  }
+
  private:
   runtime::ChipSpec chip_;
   int chips_;

@@ -86,6 +86,8 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::batch_size>("batch_size").since(5),
       field<&R::sequence_length>("sequence_length").since(5),
       field<&R::saved_tensors>("saved_tensors").since(7),
+      field<&R::codegen_status>("codegen_status").since(8),
+      field<&R::codegen_seconds>("codegen_seconds").since(8),
   };
   return kFields;
 }

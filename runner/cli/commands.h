@@ -11,6 +11,7 @@
 #include "runner/cli/report_commands.h"
 #include "runner/collection/collection.h"
 #include "runner/engine/fork_server.h"
+#include "runner/pipeline/codegen_check.h"
 #include "runner/pipeline/compile_settings.h"
 
 namespace meshtest::runner {
@@ -29,6 +30,7 @@ struct RunOptions {
   std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
   std::string argv;  // recorded with the run
   CompileSettings compile;  // compile-phase options (issue 4)
+  CodegenSettings codegen;  // --emitc, --sdk-prefix; `codegen --out`
   // Execution engine (issue 8).
   bool isolate = true;            // --isolation process (default) | none
   size_t jobs = 0;                // -j; 0: the number of cores
@@ -58,5 +60,8 @@ int cmd_collect(const CommonOptions& common);
 std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& common, const RunOptions& run);
 // `server` is null for --isolation none.
 int cmd_run(const CommonOptions& common, const RunOptions& run, ForkServer* server);
+// `codegen ID --out DIR`: runs the one selected case in this process and
+// writes its compiled device program as C++ (run.codegen.out_dir).
+int cmd_codegen(const CommonOptions& common, const RunOptions& run);
 
 }  // namespace meshtest::runner

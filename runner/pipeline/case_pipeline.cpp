@@ -234,6 +234,15 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       PhaseClock clock(r.seconds.compare);
       verdict = steps->compare(loaded, device, comparison);
     }
+    if (options.codegen.check || !options.codegen.out_dir.empty()) {
+      const std::string failure = run_codegen(*compiled.backend, *compiled.executable, steps->device_inputs(loaded),
+                                              device, c.expectation.codegen_assert_exact.value_or(true), comparison,
+                                              options.codegen, r);
+      if (!failure.empty()) {
+        verdict.message += (verdict.passed ? "codegen: " : "; codegen: ") + failure;
+        verdict.passed = false;
+      }
+    }
     r.pcc = verdict.min_pcc;
     r.atol = verdict.max_atol;
     r.rel_l2 = verdict.max_rel_l2;

@@ -19,6 +19,7 @@
 #include "backend/registry.h"
 #include "reports/case_result.h"
 #include "runner/collection/test_case.h"
+#include "runner/pipeline/codegen_check.h"
 #include "runner/pipeline/compile_settings.h"
 #include "runtime/arch/arch_profile.h"
 #include "runtime/device/chip_spec.h"
@@ -34,6 +35,7 @@ struct PipelineOptions {
   bool strict_xfail = true;   // an xfail case that passes is XPASS (unexpected)
   std::optional<double> sgd_learning_rate;  // --optimizer-step sgd:LR (training cases)
   std::string save_tensors_dir;             // --save-tensors DIR: a failed case's tensors (saved_tensors.h); empty: off
+  CodegenSettings codegen;                  // run --emitc, meshtest codegen (codegen_check.h)
 };
 
 enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };

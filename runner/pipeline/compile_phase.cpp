@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "compiler/compile_cache.h"
 #include "core/error.h"
 #include "core/ir_text.h"
+#include "runner/pipeline/shell_command.h"
 
 namespace meshtest::runner {
 
@@ -44,12 +44,6 @@ class DumpSink {
   size_t count_ = 0;
 };
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string filecheck_binary() {
   if (const char* env = std::getenv("MESHTEST_FILECHECK"); env != nullptr && *env != '\0') return env;
   if (fs::exists("/usr/lib/llvm-14/bin/FileCheck")) return "/usr/lib/llvm-14/bin/FileCheck";
@@ -62,15 +56,9 @@ void run_filecheck(const std::string& pattern, const std::string& input) {
   std::ofstream(tmp) << input;
   const std::string command = shell_quote(filecheck_binary()) + " " + shell_quote(pattern) +
                               " --input-file=" + shell_quote(tmp.string()) + " 2>&1";
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw CompileError("filecheck: cannot run " + command);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
-  const int status = ::pclose(pipe);
+  const CommandResult result = run_shell(command);
   fs::remove(tmp);
-  if (status != 0) throw CompileError("filecheck " + pattern + " failed:\n" + output);
+  if (!result.ok) throw CompileError("filecheck " + pattern + " failed:\n" + result.output);
 }
 
 // A filechecks entry relative to the YAML file that lists it (else as given).
