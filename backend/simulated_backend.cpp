@@ -200,7 +200,7 @@ class SimulatedBackend : public Backend {
                                              const std::string& title) override {
     const runtime::MeshProgram& program = dynamic_cast<SimulatedExecutable&>(executable).loaded_program();
     if (program.mesh.size() != 1) {
-      throw Error("codegen: mesh " + program.mesh.text() + " programs are not generated (one chip only)");
+      throw Error("mesh " + program.mesh.text() + " programs are not generated (one chip only)");
     }
     return codegen::generate_cpp(program.program, program.weights.at(0), inputs, title);
   }

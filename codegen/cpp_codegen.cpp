@@ -44,6 +44,7 @@ std::string build_file(const std::string& title) {
          "# Builds the program against the installed meshtest package:\n"
          "#   cmake -S . -B build -DCMAKE_PREFIX_PATH=<meshtest install prefix> && cmake --build build\n"
          "#   build/program tensors.safetensors outputs.safetensors\n"
+         "# Any build type will do: the program only calls the installed kernels.\n"
          "cmake_minimum_required(VERSION 3.25)\n"
          "project(meshtest_generated LANGUAGES CXX)\n"
          "set(CMAKE_CXX_STANDARD 20)\n"

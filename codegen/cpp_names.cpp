@@ -77,7 +77,7 @@ std::string cpp_string(const std::string& s) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += ch;
-    } else if (c < 0x20 || c >= 0x7f || c == '?') {  // '?': no trigraphs
+    } else if (c < 0x20 || c >= 0x7f) {
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 15];

@@ -153,10 +153,12 @@ CodegenCheck check_generated_program(const codegen::GeneratedProgram& program, c
       }
     }
     if (!fs::exists(exe)) {
+      // No build type: the program is glue around the installed kernels, and
+      // unoptimized it compiles ~10x faster (bert_base: 3 s of CPU, not 60).
       const std::string build = (dir / "build").string();
       const CommandResult r = run_shell(
           "cmake -S " + shell_quote(dir.string()) + " -B " + shell_quote(build) +
-          " -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + shell_quote(prefix) + " 2>&1 && cmake --build " +
+          " -G Ninja -DCMAKE_PREFIX_PATH=" + shell_quote(prefix) + " 2>&1 && cmake --build " +
           shell_quote(build) + " 2>&1");
       if (!r.ok) {
         check.status = "build_failed";

@@ -6,7 +6,8 @@
 #     the in-process device bit for bit (codegen_status matched_exact);
 #  2. a second run reuses both builds (cached by program hash);
 #  3. `codegen ID --out DIR` writes a folder that builds and runs by hand;
-#  4. one generated line edited (an op swapped for another) is caught: the
+#  4. YAML emitpy_assert_exact: false makes the comparison PCC (matched_pcc);
+#  5. one generated line edited (an op swapped for another) is caught: the
 #     case fails with codegen_status mismatch.
 # Usage: emitc_test.sh <meshtest build dir>
 set -euo pipefail
@@ -49,7 +50,14 @@ cmake --build "$work/gen/build" >/dev/null
 cmp -s "$work/gen/main.cpp" "$(ls "$work"/cache/codegen/*/main.cpp | xargs grep -l '"relu"' | head -1)" ||
   fail "codegen --out and run --emitc generated different sources for $mlp"
 
-# 4. One generated line edited in the cached source (relu -> gelu), its build
+# 4. YAML emitpy_assert_exact: false (the other runners' name) compares by PCC.
+mkdir -p "$work/config"
+printf 'test_config:\n  %s:\n    status: EXPECTED_PASSING\n    emitpy_assert_exact: false\n' "$mlp" \
+  >"$work/config/pcc.yaml"
+out=$(emitc pcc "$mlp" --config-dir "$work/config" 2>&1) || fail "run --emitc by PCC: $out"
+[[ "$(statuses pcc)" == "matched_pcc " ]] || fail "statuses with emitpy_assert_exact false: $(statuses pcc)"
+
+# 5. One generated line edited in the cached source (relu -> gelu), its build
 #    removed: the next --emitc rebuilds it and the check fails.
 source=$(grep -l 'device::op("relu"' "$work"/cache/codegen/*/main.cpp | head -1)
 [[ -n "$source" ]] || fail "no relu line to edit"
