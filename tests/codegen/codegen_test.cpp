@@ -12,6 +12,7 @@
 
 #include "codegen/cpp_codegen.h"
 #include "codegen/cpp_names.h"
+#include "core/error.h"
 #include "core/safetensors.h"
 
 namespace meshtest::codegen {
