@@ -199,10 +199,8 @@ class SimulatedBackend : public Backend {
   codegen::GeneratedProgram generate_program(Executable& executable, const std::map<std::string, Tensor>& inputs,
                                              const std::string& title) override {
     const runtime::MeshProgram& program = dynamic_cast<SimulatedExecutable&>(executable).loaded_program();
-    if (program.mesh.size() != 1) {
-      throw Error("mesh " + program.mesh.text() + " programs are not generated (one chip only)");
-    }
-    return codegen::generate_cpp(program.program, program.weights.at(0), inputs, title);
+    return codegen::generate_cpp(program.program, program.weights, inputs,
+                                 {program.mesh, program.inputs, program.outputs}, title);
   }
 
  private:

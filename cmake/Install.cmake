@@ -9,6 +9,7 @@ install(TARGETS meshtest_core meshtest_device EXPORT meshtestTargets LIBRARY DES
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/ DESTINATION include/meshtest/core FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/discovery/loader_sdk.h DESTINATION include/meshtest/discovery)
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/device/device_api.h DESTINATION include/meshtest/runtime/device)
+install(FILES ${PROJECT_SOURCE_DIR}/runtime/mesh/mesh_api.h DESTINATION include/meshtest/runtime/mesh)
 install(EXPORT meshtestTargets NAMESPACE meshtest:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/meshtest)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/meshtest-config.cmake.in
                ${PROJECT_BINARY_DIR}/meshtest-config.cmake @ONLY)

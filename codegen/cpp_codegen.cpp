@@ -1,12 +1,14 @@
 // The C++ writer of `meshtest codegen` (see cpp_codegen.h).
 #include "codegen/cpp_codegen.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "codegen/cpp_names.h"
 #include "core/error.h"
+#include "core/op_def.h"
 #include "core/ops.h"
 #include "core/rng.h"
 #include "core/safetensors.h"
@@ -33,8 +35,9 @@ std::string ir_value(const std::string& origin) {
 }
 
 const std::set<std::string>& reserved_names() {
-  static const std::set<std::string> r = {"tensors", "device", "meshtest", "std", "Tensor", "DType", "Ints",
-                                          "i64",     "argc",   "argv",     "run", "e"};
+  static const std::set<std::string> r = {"tensors", "device", "meshtest", "std",  "Tensor",  "DType", "Ints",
+                                          "i64",     "argc",   "argv",     "run",  "e",       "chips", "outputs",
+                                          "Mesh",    "Sharding", "shard_for_chip", "assemble_shards"};
   return r;
 }
 
@@ -61,76 +64,180 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-}  // namespace
-
-GeneratedProgram generate_cpp(const DeviceProgram& program, const std::map<int32_t, Tensor>& weights,
-                              const std::map<std::string, Tensor>& inputs, const std::string& title) {
-  GeneratedProgram out;
-  Identifiers ids(reserved_names());
-  std::vector<std::string> name_of(program.buffers.size());
-  std::string body;
-  int64_t weight_count = 0;
-  int64_t input_count = 0;
-  for (const BufferKind kind : {BufferKind::Weight, BufferKind::Input}) {
-    for (const DeviceBuffer& b : program.buffers) {
-      if (b.kind != kind) continue;
-      const std::string& id = name_of[static_cast<size_t>(b.id)] = ids.make(b.name);
-      const std::string type = type_to_string(b.type);
-      if (kind == BufferKind::Weight) {
-        const auto it = weights.find(b.id);
-        if (it == weights.end()) throw CompileError("codegen: no data for weight '" + b.name + "'");
-        out.tensors[b.name] = it->second;
-        body += "  const Tensor " + id + " = tensors.at(" + cpp_string(b.name) + ");  // weight " + type + "\n";
-        ++weight_count;
-      } else {
-        const auto it = inputs.find(b.name);
-        if (it == inputs.end()) throw CompileError("codegen: no data for input '" + b.name + "'");
-        out.tensors[b.name] = it->second;
-        body += "  const Tensor " + id + " = device::upload(tensors.at(" + cpp_string(b.name) + "), " +
-                cpp_dtype(b.type.dtype) + ");  // input " + type + "\n";
-        ++input_count;
+// Writes the functions of one program: names every buffer once (the same in
+// every chip's function) and collects the tensors file.
+class ProgramWriter {
+ public:
+  ProgramWriter(const DeviceProgram& program, const std::vector<std::map<int32_t, Tensor>>& weights,
+                const std::map<std::string, Tensor>& inputs, const MeshLayout& layout, GeneratedProgram& out)
+      : program_(program), layout_(layout), mesh_(layout.mesh.size() > 1), name_of_(program.buffers.size()),
+        key_of_(program.buffers.size()) {
+    Identifiers ids(reserved_names());
+    const auto chips = static_cast<size_t>(std::max<int64_t>(layout.mesh.size(), 1));
+    if (weights.size() != chips) throw CompileError("codegen: weights for " + std::to_string(weights.size()) +
+                                                    " chips, the mesh has " + std::to_string(chips));
+    for (const BufferKind kind : {BufferKind::Weight, BufferKind::Input}) {
+      for (const DeviceBuffer& b : program.buffers) {
+        if (b.kind != kind) continue;
+        const auto i = static_cast<size_t>(b.id);
+        name_of_[i] = ids.make(b.name);
+        if (kind == BufferKind::Input) {
+          const auto it = inputs.find(b.name);
+          if (it == inputs.end()) throw CompileError("codegen: no data for input '" + b.name + "'");
+          out.tensors[b.name] = it->second;
+          ++input_count_;
+          continue;
+        }
+        ++weight_count_;
+        std::vector<const Tensor*> data;
+        for (const auto& chip_weights : weights) {
+          const auto it = chip_weights.find(b.id);
+          if (it == chip_weights.end()) throw CompileError("codegen: no data for weight '" + b.name + "'");
+          data.push_back(&it->second);
+        }
+        bool shared = true;  // every chip holds the very same tensor: stored once
+        for (const Tensor* t : data) shared = shared && t->raw_data() == data[0]->raw_data();
+        for (size_t c = 0; c < chips; ++c) {
+          key_of_[i].push_back(shared ? b.name : "chip" + std::to_string(c) + "/" + b.name);
+          out.tensors[key_of_[i].back()] = *data[c];
+        }
       }
     }
+    for (const DeviceInstr& instr : program.instrs) {
+      const std::string value = value_name(instr.origin);
+      name_of_[static_cast<size_t>(instr.output)] = ids.make(value.empty() ? "b" + std::to_string(instr.output) : value);
+    }
   }
-  for (const DeviceInstr& instr : program.instrs) {
-    const DeviceBuffer& result = program.buffers[static_cast<size_t>(instr.output)];
-    const std::string value = value_name(instr.origin);
-    const std::string& id = name_of[static_cast<size_t>(result.id)] =
-        ids.make(value.empty() ? "b" + std::to_string(result.id) : value);
-    std::string operands;
-    for (size_t k = 0; k < instr.inputs.size(); ++k)
-      operands += (k ? ", " : "") + name_of[static_cast<size_t>(instr.inputs[k])];
-    body += "  const Tensor " + id + " = device::op(" + cpp_string(std::string(op_name(instr.kind))) + ", {" +
-            operands + "}, " + cpp_attrs(instr.attrs) + ", " + cpp_dtype(result.type.dtype) + ", " +
-            cpp_shape(result.type.shape) + ");  // " + ir_value(instr.origin) + " " + type_to_string(result.type) +
-            "\n";
-  }
-  body += "  return {";
-  for (size_t i = 0; i < program.outputs.size(); ++i) {
-    const auto& [name, b] = program.outputs[i];
-    body += (i ? ",\n          {" : "{") + cpp_string(name) + ", device::download(" +
-            name_of[static_cast<size_t>(b)] + ")}";
-    out.outputs.push_back(name);
-  }
-  body += "};\n";
 
+  int64_t weight_count() const { return weight_count_; }
+  int64_t input_count() const { return input_count_; }
+
+  // The statements of chip `chip`'s function: weights, inputs (a mesh: this
+  // chip's shard), one line per instruction, the outputs as the host reads them.
+  std::string body(size_t chip) const {
+    const std::string c = std::to_string(chip);
+    std::string body;
+    for (const BufferKind kind : {BufferKind::Weight, BufferKind::Input}) {
+      for (const DeviceBuffer& b : program_.buffers) {
+        if (b.kind != kind) continue;
+        const std::string& id = name_of_[static_cast<size_t>(b.id)];
+        const std::string type = type_to_string(b.type);
+        if (kind == BufferKind::Weight) {
+          body += "  const Tensor " + id + " = tensors.at(" + cpp_string(key_of_[static_cast<size_t>(b.id)][chip]) +
+                  ");  // weight " + type + "\n";
+          continue;
+        }
+        std::string host = "tensors.at(" + cpp_string(b.name) + ")";
+        if (const auto split = layout_.inputs.find(b.name); mesh_ && split != layout_.inputs.end())
+          host = "shard_for_chip(chips.mesh(), " + host + ", " + cpp_sharding(split->second) + ", " + c + ")";
+        body += "  const Tensor " + id + " = device::upload(" + host + ", " + cpp_dtype(b.type.dtype) +
+                ");  // input " + type + "\n";
+      }
+    }
+    for (const DeviceInstr& instr : program_.instrs) {
+      const DeviceBuffer& result = program_.buffers[static_cast<size_t>(instr.output)];
+      const std::string op = cpp_string(std::string(op_name(instr.kind)));
+      std::string operands;
+      for (size_t k = 0; k < instr.inputs.size(); ++k)
+        operands += (k ? ", " : "") + name_of_[static_cast<size_t>(instr.inputs[k])];
+      const std::string call =
+          mesh_ && op_def(instr.kind).family == OpFamily::Collective
+              ? "chips.collective(" + c + ", " + op + ", " + operands + ", " + cpp_attrs(instr.attrs) + ")"
+              : "device::op(" + op + ", {" + operands + "}, " + cpp_attrs(instr.attrs) + ", " +
+                    cpp_dtype(result.type.dtype) + ", " + cpp_shape(result.type.shape) + ")";
+      body += "  const Tensor " + name_of_[static_cast<size_t>(instr.output)] + " = " + call + ";  // " +
+              ir_value(instr.origin) + " " + type_to_string(result.type) + "\n";
+    }
+    body += "  return {";
+    for (size_t i = 0; i < program_.outputs.size(); ++i) {
+      const auto& [name, b] = program_.outputs[i];
+      body += (i ? ",\n          {" : "{") + cpp_string(name) + ", device::download(" +
+              name_of_[static_cast<size_t>(b)] + ")}";
+    }
+    return body + "};\n";
+  }
+
+  // A mesh's run(): every chip's function on its own thread, the outputs
+  // assembled from the chips' shards (a replicated output: chip 0's).
+  std::string mesh_run() const {
+    const auto chips = static_cast<size_t>(layout_.mesh.size());
+    std::string s = "  device::MeshChips chips(" + cpp_mesh(layout_.mesh) + ");\n" +
+                    "  std::vector<std::map<std::string, Tensor>> outputs(" + std::to_string(chips) + ");\n" +
+                    "  chips.run({";
+    for (size_t c = 0; c < chips; ++c) {
+      const std::string n = std::to_string(c);
+      s += (c ? ",\n             " : "") + std::string("[&] { outputs[") + n + "] = chip" + n + "(chips, tensors); }";
+    }
+    s += "});\n  return {";
+    for (size_t i = 0; i < program_.outputs.size(); ++i) {
+      const std::string name = cpp_string(program_.outputs[i].first);
+      s += (i ? ",\n          {" : "{") + name + ", ";
+      const auto split = layout_.outputs.find(program_.outputs[i].first);
+      if (split == layout_.outputs.end()) {
+        s += "outputs[0].at(" + name + ")}";
+        continue;
+      }
+      s += "assemble_shards(chips.mesh(), {";
+      for (size_t c = 0; c < chips; ++c) s += (c ? ", " : "") + std::string("outputs[") + std::to_string(c) + "].at(" + name + ")";
+      s += "}, " + cpp_sharding(split->second) + ")}";
+    }
+    return s + "};\n";
+  }
+
+ private:
+  const DeviceProgram& program_;
+  const MeshLayout& layout_;
+  bool mesh_;
+  std::vector<std::string> name_of_;
+  std::vector<std::vector<std::string>> key_of_;  // weights: the tensors file key, per chip
+  int64_t weight_count_ = 0;
+  int64_t input_count_ = 0;
+};
+
+}  // namespace
+
+GeneratedProgram generate_cpp(const DeviceProgram& program, const std::vector<std::map<int32_t, Tensor>>& weights,
+                              const std::map<std::string, Tensor>& inputs, const MeshLayout& layout,
+                              const std::string& title) {
+  GeneratedProgram out;
+  const ProgramWriter writer(program, weights, inputs, layout, out);
+  for (const auto& [name, b] : program.outputs) out.outputs.push_back(name);
+  const bool mesh = layout.mesh.size() > 1;
+  const std::string tensors = "const std::map<std::string, Tensor>& tensors";
+  std::string functions;
+  if (!mesh) {
+    functions = "// Weights (as the device holds them) and inputs (as the host gives them) by name\n"
+                "// -> the outputs by name, as the host reads them back.\n"
+                "std::map<std::string, Tensor> run(" + tensors + ") {\n" + writer.body(0) + "}\n";
+  } else {
+    for (int64_t c = 0; c < layout.mesh.size(); ++c) {
+      const std::string n = std::to_string(c);
+      functions += "// Chip " + n + ": its weights and its shard of the inputs -> its outputs, as the host reads them.\n"
+                   "std::map<std::string, Tensor> chip" + n + "(device::MeshChips& chips, " + tensors + ") {\n" +
+                   writer.body(static_cast<size_t>(c)) + "}\n\n";
+    }
+    functions += "// Weights (per chip where they differ: \"chip<c>/<name>\") and the whole inputs by name\n"
+                 "// -> the whole outputs by name, assembled from the chips' as the mesh runtime does.\n"
+                 "std::map<std::string, Tensor> run(" + tensors + ") {\n" + writer.mesh_run() + "}\n";
+  }
   std::string src = "// Generated by `meshtest codegen` from " + title + ":\n// device program @" + program.name +
-                    ", " + std::to_string(program.instrs.size()) + " device ops, " + std::to_string(weight_count) +
-                    " weights, " + std::to_string(input_count) +
+                    ", " + std::to_string(program.instrs.size()) + " device ops" +
+                    (mesh ? " per chip on a " + layout.mesh.text() + " mesh" : std::string()) + ", " +
+                    std::to_string(writer.weight_count()) + " weights, " + std::to_string(writer.input_count()) +
                     " inputs.\n"
                     "// One line per device instruction, a call into the simulated chip's own kernels\n"
-                    "// (meshtest/runtime/device/device_api.h); tensors are named after the IR values\n"
+                    "// (meshtest/runtime/device/device_api.h" +
+                    (mesh ? ", collectives: runtime/mesh/mesh_api.h" : std::string()) +
+                    "); tensors are named after the IR values\n"
                     "// (parameters by name, op results %N as vN), their device type in the comment.\n"
                     "// Run: build/program tensors.safetensors outputs.safetensors\n"
                     "#include <cstdint>\n#include <cstdio>\n#include <exception>\n#include <limits>\n"
-                    "#include <map>\n#include <string>\n\n"
-                    "#include \"core/safetensors.h\"\n#include \"runtime/device/device_api.h\"\n\n"
-                    "using namespace meshtest;\nusing device::i64;\nusing device::Ints;\n\n"
-                    "// Weights (as the device holds them) and inputs (as the host gives them) by name\n"
-                    "// -> the outputs by name, as the host reads them back.\n"
-                    "std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& tensors) {\n" +
-                    body +
-                    "}\n\n"
+                    "#include <map>\n#include <string>\n" +
+                    (mesh ? "#include <vector>\n" : "") + "\n#include \"core/safetensors.h\"\n" +
+                    (mesh ? "#include \"core/sharding.h\"\n" : "") + "#include \"runtime/device/device_api.h\"\n" +
+                    (mesh ? "#include \"runtime/mesh/mesh_api.h\"\n" : "") +
+                    "\nusing namespace meshtest;\nusing device::i64;\nusing device::Ints;\n\n" + functions +
+                    "\n"
                     "int main(int argc, char** argv) {\n"
                     "  if (argc != 3) {\n"
                     "    std::fprintf(stderr, \"usage: %s TENSORS.safetensors OUTPUTS.safetensors\\n\", argv[0]);\n"

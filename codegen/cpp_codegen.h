@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/device_program.h"
+#include "core/sharding.h"
 #include "core/tensor.h"
 
 namespace meshtest::codegen {
@@ -32,11 +33,23 @@ struct GeneratedProgram {
   std::string hash;                          // of the files: same hash, same build
 };
 
-// `program` with its weights (by buffer id, in each buffer's device dtype)
-// and the host `inputs` it runs on; `title` names the case in the header
-// comment. Throws CompileError when a weight or input is missing.
-GeneratedProgram generate_cpp(const DeviceProgram& program, const std::map<int32_t, Tensor>& weights,
-                              const std::map<std::string, Tensor>& inputs, const std::string& title);
+// Where a program runs: one chip (the default, 1x1), or every chip of a mesh
+// running the same per-chip program, inputs split and outputs assembled as
+// the mesh runtime does (runtime/mesh/mesh_runtime.h's MeshProgram).
+struct MeshLayout {
+  Mesh mesh{{1, 1}, {}};
+  std::map<std::string, Sharding> inputs;   // global input name -> split (missing: replicated)
+  std::map<std::string, Sharding> outputs;  // output name -> how chip results assemble (missing: chip 0's)
+};
+
+// `program` with its weights per chip (by buffer id, in each buffer's device
+// dtype; one map on one chip) and the host `inputs` it runs on; `title`
+// names the case in the header comment. A mesh program becomes one function
+// per chip, meeting at the collectives (runtime/mesh/mesh_api.h). Throws
+// CompileError when a weight or input is missing.
+GeneratedProgram generate_cpp(const DeviceProgram& program, const std::vector<std::map<int32_t, Tensor>>& weights,
+                              const std::map<std::string, Tensor>& inputs, const MeshLayout& layout,
+                              const std::string& title);
 
 // Writes the files and kTensorsFile into `dir` (created). Throws meshtest::Error.
 void write_program(const GeneratedProgram& program, const std::string& dir);

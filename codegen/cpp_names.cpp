@@ -119,4 +119,20 @@ std::string cpp_dtype(DType dtype) {
   return "DType::F32";
 }
 
+std::string cpp_sharding(const Sharding& sharding) {
+  std::string s = "Sharding{{";
+  for (size_t d = 0; d < sharding.dims.size(); ++d) {
+    s += d ? ", {" : "{";
+    for (size_t k = 0; k < sharding.dims[d].size(); ++k) s += (k ? ", " : "") + std::to_string(sharding.dims[d][k]);
+    s += "}";
+  }
+  return s + "}}";
+}
+
+std::string cpp_mesh(const Mesh& mesh) {
+  std::string names;
+  for (size_t i = 0; i < mesh.axis_names.size(); ++i) names += (i ? ", " : "") + cpp_string(mesh.axis_names[i]);
+  return "Mesh{" + cpp_shape(mesh.shape) + ", {" + names + "}}";
+}
+
 }  // namespace meshtest::codegen

@@ -7,6 +7,7 @@
 
 #include "core/attrs.h"
 #include "core/dtype.h"
+#include "core/sharding.h"
 #include "core/tensor.h"
 
 namespace meshtest::codegen {
@@ -32,5 +33,9 @@ std::string cpp_attrs(const Attrs& attrs);
 std::string cpp_shape(const Shape& shape);
 // DType::BF16
 std::string cpp_dtype(DType dtype);
+// Sharding{{{0}, {}}}
+std::string cpp_sharding(const Sharding& sharding);
+// Mesh{{1, 2}, {"batch", "model"}}
+std::string cpp_mesh(const Mesh& mesh);
 
 }  // namespace meshtest::codegen

@@ -49,7 +49,7 @@ CodegenCheck check_generated_program(const codegen::GeneratedProgram& program, c
 // What a case does after its device run when `settings` asks for codegen:
 // writes the program to out_dir and/or checks it; fills the record's
 // codegen_status and codegen_seconds. Returns the failure to report (empty
-// when matched, only written, or not generated: a backend or mesh without
+// when matched, only written, or not generated: a backend without
 // codegen is recorded as "not_generated: <why>", not a failure).
 std::string run_codegen(backend::Backend& backend, backend::Executable& executable,
                         const std::map<std::string, Tensor>& inputs, const std::vector<Tensor>& device, bool exact,

@@ -59,7 +59,7 @@ DeviceProgram two_op_program(int64_t softmax_axis = -1) {
 GeneratedProgram generate(const DeviceProgram& p) {
   const std::map<int32_t, Tensor> weights = {{1, Tensor::from_f32({3, 4}, std::vector<float>(12, 0.5f)).to(DType::BF16)}};
   const std::map<std::string, Tensor> inputs = {{"x", Tensor::from_f32({2, 3}, {1, 2, 3, 4, 5, 6})}};
-  return generate_cpp(p, weights, inputs, "tiny-single_device-inference");
+  return generate_cpp(p, {weights}, inputs, {}, "tiny-single_device-inference");
 }
 
 TEST(Codegen, OneReadableLinePerDeviceOpNamedAfterTheIrValues) {
@@ -85,13 +85,46 @@ TEST(Codegen, OneReadableLinePerDeviceOpNamedAfterTheIrValues) {
   EXPECT_NE(build.find("meshtest::meshtest_device"), std::string::npos);
 }
 
+// A 1x2 mesh: x split over the rows, each chip its own weight, the partial
+// products all_reduced, the output assembled from both chips' rows.
+TEST(Codegen, MeshProgramIsOneFunctionPerChipMeetingAtTheCollectives) {
+  DeviceProgram p = two_op_program();
+  p.instrs[1].kind = OpKind::AllReduce;
+  p.instrs[1].attrs = {{"axes", std::string("model")}, {"group_size", int64_t{2}}};
+  MeshLayout layout;
+  layout.mesh = Mesh{{1, 2}, {"batch", "model"}};
+  layout.inputs["x"] = Sharding{{{1}, {}}};
+  layout.outputs["probs"] = Sharding{{{1}, {}}};
+  const auto weight = [](float v) { return Tensor::from_f32({3, 4}, std::vector<float>(12, v)).to(DType::BF16); };
+  const GeneratedProgram g = generate_cpp(p, {{{1, weight(0.5f)}}, {{1, weight(0.25f)}}},
+                                          {{"x", Tensor::from_f32({4, 3}, std::vector<float>(12, 1.0f))}}, layout, "t");
+  const std::string& src = g.files.at(kSourceFile);
+  EXPECT_EQ(count(src, "device::op(\"matmul\""), 2u) << src;
+  EXPECT_NE(src.find("std::map<std::string, Tensor> chip1(device::MeshChips& chips, "), std::string::npos) << src;
+  EXPECT_NE(src.find("  const Tensor v1 = chips.collective(1, \"all_reduce\", v0, {{\"axes\", std::string(\"model\")}, "
+                     "{\"group_size\", i64(2)}});  // %1 bf16[2,4]\n"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("device::upload(shard_for_chip(chips.mesh(), tensors.at(\"x\"), Sharding{{{1}, {}}}, 0), "
+                     "DType::BF16)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("tensors.at(\"chip1/fc.weight\")"), std::string::npos) << src;
+  EXPECT_NE(src.find("device::MeshChips chips(Mesh{{1, 2}, {\"batch\", \"model\"}});"), std::string::npos) << src;
+  EXPECT_NE(src.find("{\"probs\", assemble_shards(chips.mesh(), {outputs[0].at(\"probs\"), outputs[1].at(\"probs\")}, "
+                     "Sharding{{{1}, {}}})}"),
+            std::string::npos)
+      << src;
+  EXPECT_EQ(g.tensors.count("chip0/fc.weight") + g.tensors.count("chip1/fc.weight"), 2u);
+}
+
 TEST(Codegen, HashFollowsTheProgram) {
   EXPECT_EQ(generate(two_op_program()).hash, generate(two_op_program()).hash);
   EXPECT_NE(generate(two_op_program(-1)).hash, generate(two_op_program(0)).hash);
 }
 
 TEST(Codegen, MissingWeightDataIsAnError) {
-  EXPECT_THROW(generate_cpp(two_op_program(), {}, {{"x", Tensor::from_f32({2, 3}, {1, 2, 3, 4, 5, 6})}}, "t"),
+  EXPECT_THROW(generate_cpp(two_op_program(), {{}}, {{"x", Tensor::from_f32({2, 3}, {1, 2, 3, 4, 5, 6})}}, {}, "t"),
                CompileError);
 }
 
