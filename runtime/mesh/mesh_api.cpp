@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "runtime/mesh/collectives.h"
+#include "runtime/mesh/single_threaded_kernels.h"
 
 namespace meshtest::device {
 
@@ -64,6 +65,7 @@ void MeshChips::run(const std::vector<std::function<void()>>& chip_programs) {
   std::vector<std::thread> threads;
   for (size_t c = 0; c < chip_programs.size(); ++c) {
     threads.emplace_back([&s, &chip_programs, c] {
+      const runtime::SingleThreadedKernels one_thread;  // as the mesh runtime runs a chip's kernels
       try {
         chip_programs[c]();
       } catch (const std::exception& e) {

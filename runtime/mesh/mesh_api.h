@@ -31,7 +31,8 @@ class MeshChips {
   // meshtest::RuntimeError, on every chip, when the collective or another
   // chip failed.
   Tensor collective(int64_t chip, std::string_view op, const Tensor& operand, const Attrs& attrs);
-  // Runs chip_programs[c] for every chip c, each on its own thread; rethrows the first failure.
+  // Runs chip_programs[c] for every chip c, each on its own thread with its
+// kernels single-threaded as in the mesh runtime; rethrows the first failure.
   void run(const std::vector<std::function<void()>>& chip_programs);
 
  private:
