@@ -14,8 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/cpp_codegen.h"
 #include "compiler/compile_options.h"
 #include "core/device_program.h"
+#include "core/error.h"
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "runtime/device/cost_model.h"
@@ -28,7 +30,7 @@ namespace meshtest::backend {
 // 3: its own module; dumps as text (StageDump), no pass list in CompileInfo;
 //    one chip is the 1x1 mesh (per-chip figures always filled).
 // 4: CompileInfo::cost, the modelled device time of the program;
-//    Backend::observe_ops (op-level golden).
+//    Backend::observe_ops (op-level golden); Backend::generate_program (meshtest codegen).
 constexpr int kBackendApiVersion = 4;
 
 // What compiling produced, for reports (same for a cache hit).
@@ -106,6 +108,14 @@ class Backend {
     (void)executable;
     (void)observer;
     return false;
+  }
+  // The executable as a standalone C++ program run on `inputs`
+  // (codegen/cpp_codegen.h; `title` names it); materializes weights like
+  // execute. Throws Error when this backend or this executable has none.
+  virtual codegen::GeneratedProgram generate_program(Executable& executable,
+                                                     const std::map<std::string, Tensor>& inputs,
+                                                     const std::string& title) {
+    throw Error("backend '" + name() + "' does not generate code");
   }
 };
 

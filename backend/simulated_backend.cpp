@@ -208,6 +208,13 @@ class SimulatedBackend : public Backend {
     return outputs;
   }
 
+  codegen::GeneratedProgram generate_program(Executable& executable, const std::map<std::string, Tensor>& inputs,
+                                             const std::string& title) override {
+    const runtime::MeshProgram& program = dynamic_cast<SimulatedExecutable&>(executable).loaded_program();
+    return codegen::generate_cpp(program.program, program.weights, inputs,
+                                 {program.mesh, program.inputs, program.outputs}, title);
+  }
+
  private:
   runtime::ChipSpec chip_;
   int chips_;

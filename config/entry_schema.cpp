@@ -169,6 +169,15 @@ const std::vector<FieldSpec>& entry_fields() {
       MESHTEST_FIELD("filechecks", read_strings<&TestEntry::filechecks>, filechecks),
       MESHTEST_FIELD("timeout", (read_number<&TestEntry::timeout_seconds, 1e-3, kInf>), timeout_seconds),
       MESHTEST_FIELD("flaky", read_bool<&TestEntry::flaky>, flaky),
+      MESHTEST_FIELD("codegen_assert_exact", read_bool<&TestEntry::codegen_assert_exact>, codegen_assert_exact),
+      // The other runners' name for codegen_assert_exact (shown under that name).
+      FieldSpec{"emitpy_assert_exact",
+                [](ValueReader& r, const YamlNode& n, TestEntry& e) {
+                  read_bool<&TestEntry::codegen_assert_exact>(r, n, e, "emitpy_assert_exact");
+                },
+                copy_member<&TestEntry::codegen_assert_exact>, [](const TestEntry&) -> std::optional<std::string> {
+                  return std::nullopt;
+                }},
   };
   return fields;
 }
@@ -190,6 +199,6 @@ const std::vector<std::string>& entry_field_names() {
   return names;
 }
 
-bool is_foreign_field(std::string_view name) { return name == "inject_custom_moe" || name == "emitpy_assert_exact"; }
+bool is_foreign_field(std::string_view name) { return name == "inject_custom_moe"; }
 
 }  // namespace meshtest::config

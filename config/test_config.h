@@ -48,6 +48,10 @@ struct TestEntry {
   std::vector<std::string> filechecks;        // FileCheck pattern files run against --serialize dumps
   std::optional<double> timeout_seconds;      // meshtest's own (`timeout`): per-case deadline
   bool flaky = false;                         // meshtest's own: failures do not fail the run
+  // run --emitc: the generated program must match the device bit for bit
+  // (unset or true) or by PCC (false); YAML codegen_assert_exact, or its
+  // other runners' name emitpy_assert_exact.
+  std::optional<bool> codegen_assert_exact;
   std::vector<ArchOverride> arch_overrides;   // as written; see config/arch_overrides.h
   SourceLocation defined_at;                  // the id's key
   // Field name (as in YAML) -> where its value is written. Only fields the

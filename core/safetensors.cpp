@@ -24,7 +24,8 @@ struct DtypeName {
   const char* name;
 };
 constexpr DtypeName kDtypes[] = {
-    {DType::F32, "F32"}, {DType::BF16, "BF16"}, {DType::I64, "I64"}, {DType::I32, "I32"}, {DType::Bool, "BOOL"}};
+    {DType::F32, "F32"}, {DType::BF16, "BF16"}, {DType::I64, "I64"}, {DType::I32, "I32"}, {DType::Bool, "BOOL"},
+    {DType::BFP8_B, "BFP8_B"}};
 
 DType parse_st_dtype(const std::string& name, const std::string& where) {
   for (const DtypeName& d : kDtypes) {
@@ -88,7 +89,9 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path) {
       if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > size - data_start) {
         throw Error(where + ": data_offsets outside the file");
       }
-      if (offsets[1] - offsets[0] != storage_bytes(dtype, shape_numel(shape))) {
+      const size_t expected =
+          dtype == DType::BFP8_B ? bfp8_b_storage_bytes(shape) : storage_bytes(dtype, shape_numel(shape));
+      if (offsets[1] - offsets[0] != expected) {
         throw Error(where + ": " + std::to_string(offsets[1] - offsets[0]) + " bytes for " + shape_to_string(shape) +
                     " " + std::string(dtype_name(dtype)));
       }

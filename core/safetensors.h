@@ -6,9 +6,11 @@
 // runner (saved tensors, user inputs) use it.
 //
 // Format: u64 little-endian header size N, N bytes of JSON
-// {"<name>": {"dtype": "F32"|"BF16"|"I64"|"I32"|"BOOL", "shape": [...],
+// {"<name>": {"dtype": "F32"|"BF16"|"I64"|"I32"|"BOOL"|"BFP8_B", "shape": [...],
 // "data_offsets": [begin, end]}, "__metadata__": {...}}, then the data
-// (offsets relative to its start).
+// (offsets relative to its start). "BFP8_B" is meshtest's own: the tensor's
+// tiled block bytes (core/bfp8_layout.h), what `meshtest codegen` stores of a
+// bfp8_b weight as the device holds it.
 #pragma once
 
 #include <map>
@@ -21,7 +23,7 @@
 namespace meshtest {
 
 // Throws meshtest::Error naming the file and what is wrong. write_safetensors
-// stores f32, bf16, i32, i64 and bool tensors; other dtypes are an error.
+// stores f32, bf16, i32, i64, bool and bfp8_b tensors.
 std::map<std::string, Tensor> read_safetensors(const std::string& path);
 void write_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors);
 

@@ -63,6 +63,12 @@ struct CaseResult {
   // (runner/pipeline/op_golden.h describe_row); empty: none, or not run.
   std::string first_bad_op;
   std::string saved_tensors;  // --save-tensors: the folder this failure's tensors went to; empty: none saved
+  // run --emitc: the generated C++ program's verdict against the device
+  // (matched_exact, matched_pcc, mismatch, build_failed, run_failed,
+  // not_generated); empty when not asked. codegen_seconds: generating,
+  // building (0 when cached) and running it.
+  std::string codegen_status;
+  double codegen_seconds = 0;
   // Comparison.
   double pcc = NAN;  // minimum over outputs
   double atol = NAN;

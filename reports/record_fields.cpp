@@ -92,6 +92,8 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::perf_execute_seconds>("perf_execute_seconds").since(8),
       field<&R::samples_per_second>("samples_per_second").since(8),
       field<&R::first_bad_op>("first_bad_op").since(10),
+      field<&R::codegen_status>("codegen_status").since(11),
+      field<&R::codegen_seconds>("codegen_seconds").since(11),
   };
   return kFields;
 }

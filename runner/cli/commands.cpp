@@ -101,6 +101,8 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   popts.perf_iterations = ro.perf_iterations;
   popts.op_golden_dir = ro.op_golden_dir;
   popts.op_golden_check = ro.op_golden_check;
+  popts.codegen = ro.codegen;
+  if (popts.codegen.cache_dir.empty()) popts.codegen.cache_dir = ro.compile.cache_dir;
   return popts;
 }
 
@@ -299,6 +301,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   std::unique_ptr<reports::WorkQueue> queue;  // --queue
   LoopOptions lo;
   try {
+    if (ro.codegen.check) find_sdk_prefix(ro.codegen);  // the installed package the generated code needs
     lo = loop_options(ro);
     std::unique_ptr<reports::ResultStore> opened;
     if (!ro.db.empty()) opened = reports::open_store(ro.db);
@@ -407,6 +410,34 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     std::cerr << "meshtest: the whole run's outcome could not be read back: " << e.what() << "\n";
     return kExitStoreUnreachable;
   }
+}
+
+int cmd_codegen(const CommonOptions& o, const RunOptions& ro) {
+  auto c = collect(o);
+  if (!c) return 2;
+  if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
+  if (c->selection.selected.size() != 1) {
+    std::cerr << "error: meshtest codegen writes one case, the selection has " << c->selection.selected.size()
+              << " (give one test id)\n";
+    return 2;
+  }
+  const TestCase& test_case = *c->selection.selected.front();
+  const reports::CaseResult r = run_case(test_case, pipeline_options(o, ro));
+  if (r.codegen_status != "written") {
+    std::cerr << "error: " << test_case.id << ": no program written ("
+              << (r.codegen_status.empty() ? "the case stopped in " + r.phase + ": " + r.error_message
+                                           : r.codegen_status)
+              << ")\n";
+    return 1;
+  }
+  const std::string dir = ro.codegen.out_dir;
+  std::cout << test_case.id << ": " << r.device_ops << " device ops written to " << dir << "/" << codegen::kSourceFile
+            << " (+ " << codegen::kBuildFile << ", " << codegen::kTensorsFile << ")\n"
+            << "build: cmake -S " << dir << " -B " << dir << "/build -DCMAKE_PREFIX_PATH=<meshtest prefix> && "
+            << "cmake --build " << dir << "/build\n"
+            << "run:   " << dir << "/build/" << codegen::kExecutableName << " " << dir << "/" << codegen::kTensorsFile
+            << " outputs.safetensors\n";
+  return 0;
 }
 
 }  // namespace meshtest::runner

@@ -13,6 +13,7 @@
 #include "runner/collection/collection.h"
 #include "runner/engine/console_report.h"
 #include "runner/engine/fork_server.h"
+#include "runner/pipeline/codegen_check.h"
 #include "runner/pipeline/compile_settings.h"
 
 namespace meshtest::runner {
@@ -34,6 +35,7 @@ struct RunOptions {
   std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
   std::string argv;  // recorded with the run
   CompileSettings compile;  // compile-phase options (issue 4)
+  CodegenSettings codegen;  // --emitc, --sdk-prefix; `codegen --out`
   // Execution engine (issue 8).
   bool isolate = true;            // --isolation process (default) | none
   size_t jobs = 0;                // -j; 0: the number of cores
@@ -71,5 +73,8 @@ int cmd_collect(const CommonOptions& common, const CollectView& view = {});
 std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& common, const RunOptions& run);
 // `server` is null for --isolation none.
 int cmd_run(const CommonOptions& common, const RunOptions& run, ForkServer* server);
+// `codegen ID --out DIR`: runs the one selected case in this process and
+// writes its compiled device program as C++ (run.codegen.out_dir).
+int cmd_codegen(const CommonOptions& common, const RunOptions& run);
 
 }  // namespace meshtest::runner

@@ -194,9 +194,26 @@ int main(int argc, char** argv) {
   run->add_option("--backend", run_opts.backend, "Device backend, by name")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
       ->capture_default_str();
+  run->add_flag("--emitc", run_opts.codegen.check,
+                "Also build each executed case's program as generated C++ (as `codegen` writes it, cached by "
+                "program hash under the cache folder), run it, and require its outputs to equal the device's "
+                "(bit for bit; by PCC where YAML codegen_assert_exact / emitpy_assert_exact is false)");
+  run->add_option("--sdk-prefix", run_opts.codegen.sdk_prefix,
+                  "Installed meshtest package the generated code builds against (default: $MESHTEST_SDK_PREFIX, "
+                  "the install this meshtest runs from, or <build>/sdk)");
   CLI::Option* resume = add_engine_options(run, run_opts);
   add_compile_options(run, run_opts.compile);
   add_desk_options(run, run_opts);
+
+  CommonOptions codegen_common;
+  RunOptions codegen_opts;
+  auto* codegen = app.add_subcommand(
+      "codegen",
+      "Run one case and write its compiled device program as a standalone C++ program: --out DIR gets main.cpp "
+      "(one line per device op against the installed device-kernel API), CMakeLists.txt and tensors.safetensors");
+  add_selection_options(codegen, codegen_common);
+  codegen->add_option("--out", codegen_opts.codegen.out_dir, "Folder for the generated program")->required();
+  add_compile_options(codegen, codegen_opts.compile);
 
   std::string merge_output, merge_run_id;
   std::vector<std::string> merge_inputs;
@@ -267,6 +284,7 @@ int main(int argc, char** argv) {
       if (run_opts.isolate) server = meshtest::runner::start_worker_server(run_common, run_opts);
       return meshtest::runner::cmd_run(run_common, run_opts, server.get());
     }
+    if (*codegen) return meshtest::runner::cmd_codegen(codegen_common, codegen_opts);
     if (*mutate) {
       mutate_opts.run_args = mutate->remaining();
       return meshtest::runner::cmd_mutate(mutate_opts);

@@ -287,6 +287,15 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       verdict.passed = false;
       verdict.message = op_failure;
     }
+    if (options.codegen.check || !options.codegen.out_dir.empty()) {
+      const std::string failure = run_codegen(*compiled.backend, *compiled.executable, steps->device_inputs(loaded),
+                                              device, c.expectation.codegen_assert_exact.value_or(true), comparison,
+                                              options.codegen, r);
+      if (!failure.empty()) {
+        verdict.message += (verdict.passed ? "codegen: " : "; codegen: ") + failure;
+        verdict.passed = false;
+      }
+    }
     r.pcc = verdict.min_pcc;
     r.atol = verdict.max_atol;
     r.rel_l2 = verdict.max_rel_l2;

@@ -19,6 +19,7 @@
 #include "backend/registry.h"
 #include "reports/case_result.h"
 #include "runner/collection/test_case.h"
+#include "runner/pipeline/codegen_check.h"
 #include "runner/pipeline/compile_settings.h"
 #include "runtime/arch/arch_profile.h"
 #include "runtime/device/chip_spec.h"
@@ -39,6 +40,7 @@ struct PipelineOptions {
   // Perf mode (README "Perf mode"): timed executions after one warm-up, for
   // every case (--perf N) or only those marked `perf` (0: kDefaultPerfIterations).
   int perf_iterations = 0;
+  CodegenSettings codegen;                  // run --emitc, meshtest codegen (codegen_check.h)
 };
 
 enum class Phase { LoadModel, LoadInputs, Golden, Compile, Execute, Compare, Done };

@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "compiler/compile_cache.h"
 #include "core/error.h"
 #include "core/ir_text.h"
+#include "runner/pipeline/shell_command.h"
 
 namespace meshtest::runner {
 
@@ -58,12 +58,6 @@ class DumpSink {
   std::vector<std::pair<std::string, std::string>> stages_;
 };
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string filecheck_binary() {
   if (const char* env = std::getenv("MESHTEST_FILECHECK"); env != nullptr && *env != '\0') return env;
   if (fs::exists("/usr/lib/llvm-14/bin/FileCheck")) return "/usr/lib/llvm-14/bin/FileCheck";
@@ -92,20 +86,14 @@ void run_filecheck(const std::string& pattern, DumpSink& sink, const std::string
   std::ofstream(tmp) << sink.all();
   const std::string command = shell_quote(filecheck_binary()) + " " + shell_quote(pattern) +
                               " --input-file=" + shell_quote(tmp.string()) + " 2>&1";
-  std::string output;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw CompileError("filecheck: cannot run " + command);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) output.append(buf.data(), n);
-  const int status = ::pclose(pipe);
+  const CommandResult result = run_shell(command);
   fs::remove(tmp);
-  if (status == 0) return;
+  if (result.ok) return;
   sink.write_to(sink.dir().empty() ? fallback_dir : sink.dir());
   const fs::path kept_input = fs::path(sink.dir()) / "filecheck-input.mtir";
   const fs::path kept_output = fs::path(sink.dir()) / ("filecheck-" + fs::path(pattern).stem().string() + ".txt");
   std::ofstream(kept_input) << sink.all();
-  std::string replaced = output;  // FileCheck names the temp file: name the kept one instead
+  std::string replaced = result.output;  // FileCheck names the temp file: name the kept one instead
   for (size_t at = replaced.find(tmp.string()); at != std::string::npos; at = replaced.find(tmp.string(), at)) {
     replaced.replace(at, tmp.string().size(), kept_input.string());
     at += kept_input.string().size();

@@ -2,7 +2,6 @@
 // trace record/replay, per-chip memory and leak accounting.
 #include "runtime/mesh/mesh_runtime.h"
 
-#include <omp.h>
 #include <tbb/parallel_for.h>
 
 #include <functional>
@@ -11,25 +10,14 @@
 #include "core/error.h"
 #include "runtime/device/simulated_chip.h"
 #include "runtime/mesh/collectives.h"
+#include "runtime/mesh/single_threaded_kernels.h"
 
 namespace meshtest::runtime {
 
 namespace {
 
-// One owner of parallelism per layer (DESIGN.md §7): oneTBB spreads the chips
-// over the cores, so the kernels of a chip (oneDNN's OpenMP) run on one
-// thread instead of starting a team per chip. Restored afterwards.
-class SingleThreadedKernels {
- public:
-  SingleThreadedKernels() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~SingleThreadedKernels() { omp_set_num_threads(saved_); }
-  SingleThreadedKernels(const SingleThreadedKernels&) = delete;
-  SingleThreadedKernels& operator=(const SingleThreadedKernels&) = delete;
-
- private:
-  int saved_;
-};
-
+// oneTBB spreads the chips over the cores; each chip's kernels run on one
+// thread (single_threaded_kernels.h).
 void for_each_chip(size_t chips, const std::function<void(size_t)>& fn) {
   if (chips == 1) return fn(0);
   tbb::parallel_for(

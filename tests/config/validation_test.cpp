@@ -34,14 +34,25 @@ TEST_F(Validation, UnknownFieldFarFromEveryNameHasNoSuggestion) {
 }
 
 TEST_F(Validation, OtherRunnersFieldsOnlyWarn) {
-  write("x.yaml", "test_config:\n  a-single_device-inference:\n    inject_custom_moe: true\n"
-                  "    emitpy_assert_exact: false\n");
+  write("x.yaml", "test_config:\n  a-single_device-inference:\n    inject_custom_moe: true\n");
   const TestConfig c = load();
-  ASSERT_EQ(diags.size(), 2u);
+  ASSERT_EQ(diags.size(), 1u);
   EXPECT_EQ(count_errors(diags), 0u);
   EXPECT_EQ(diags[0].to_string(),
             at(3, 5) + "warning: field 'inject_custom_moe' is used by other runners and ignored by meshtest");
   EXPECT_EQ(c.entries.size(), 1u);
+}
+
+// run --emitc's exactness: meshtest's name and the other runners' name set the same field, without a warning.
+TEST_F(Validation, CodegenAssertExactUnderEitherName) {
+  write("x.yaml", "test_config:\n  a-single_device-inference:\n    emitpy_assert_exact: false\n"
+                  "  b-single_device-inference:\n    codegen_assert_exact: false\n"
+                  "  c-single_device-inference:\n    status: EXPECTED_PASSING\n");
+  const TestConfig c = load();
+  EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  EXPECT_EQ(c.entries.at("a-single_device-inference").codegen_assert_exact, false);
+  EXPECT_EQ(c.entries.at("b-single_device-inference").codegen_assert_exact, false);
+  EXPECT_EQ(c.entries.at("c-single_device-inference").codegen_assert_exact, std::nullopt);
 }
 
 TEST_F(Validation, WrongTypes) {

@@ -105,7 +105,7 @@ TEST_F(ConfigCommandsTest, PlaceholderOfADiscoveredModelIsAnError) {
 }
 
 TEST_F(ConfigCommandsTest, WarningsDoNotFail) {
-  write("a.yaml", "test_config:\n  " + kResnet50 + ": {status: EXPECTED_PASSING, emitpy_assert_exact: true}\n");
+  write("a.yaml", "test_config:\n  " + kResnet50 + ": {status: EXPECTED_PASSING, inject_custom_moe: true}\n");
   EXPECT_EQ(validate(), 0) << out;
   EXPECT_EQ(last_line(), "test config OK: 1 entries, 0 placeholder(s) in 1 file(s), 1 warning(s)");
 }
