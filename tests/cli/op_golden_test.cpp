@@ -140,10 +140,19 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BrokenKernel>& info) { return info.param.mutant; });
 
 // gelu x1.01 inside bert_tiny: LayerNorm divides the scale out, so the model
-// output passes; the per-op check fails the case naming gelu.
+// output passes (under an entry without op_golden); the per-op check fails
+// the case naming gelu, from the command line or from the shipped YAML entry
+// (the PR selection runs with `op_golden: true`).
 TEST_F(OpGolden, CheckFailsACaseTheModelLevelChecksPass) {
-  const CommandResult plain = run(kBert, "gelu_scale_1pct");
+  fs::create_directories(dir / "config");
+  std::ofstream(dir / "config" / "plain.yaml") << "test_config:\n  " << kBert
+                                               << ":\n    status: EXPECTED_PASSING\n    scale_tolerance: 0.003\n";
+  const std::string plain_config = " --config-dir " + (dir / "config").string();
+  const CommandResult plain = run(kBert + plain_config, "gelu_scale_1pct");
   EXPECT_EQ(plain.status, 0) << plain.output;
+  const CommandResult shipped = run(kBert, "gelu_scale_1pct");
+  EXPECT_EQ(shipped.status, 1) << shipped.output;
+  EXPECT_NE(shipped.output.find("(gelu)"), std::string::npos) << shipped.output;
   const CommandResult checked = run(kBert + " --op-golden-check", "gelu_scale_1pct");
   EXPECT_EQ(checked.status, 1) << checked.output;
   EXPECT_NE(checked.output.find("op-level golden: a device op is past its per-op thresholds (gelu)"),
