@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace meshtest {
 namespace {
@@ -88,7 +89,7 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path) {
       if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > size - data_start) {
         throw Error(where + ": data_offsets outside the file");
       }
-      if (offsets[1] - offsets[0] != storage_bytes(dtype, shape_numel(shape))) {
+      if (offsets[1] - offsets[0] != checked_tensor_bytes(dtype, shape, where)) {
         throw Error(where + ": " + std::to_string(offsets[1] - offsets[0]) + " bytes for " + shape_to_string(shape) +
                     " " + std::string(dtype_name(dtype)));
       }
