@@ -1,7 +1,7 @@
 // Dashboard page shell: style, section order, writing the file.
 #include "reports/dashboard.h"
 
-#include "reports/atomic_file.h"
+#include "core/atomic_file.h"
 #include "reports/dashboard_sections.h"
 #include "reports/junit_xml.h"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "reports/atomic_file.h"
+#include "core/atomic_file.h"
 #include "reports/result_json.h"
 
 namespace meshtest::reports {
