@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/bfp8_layout.h"
 #include "core/error.h"
 
 namespace meshtest {
@@ -29,24 +30,31 @@ uint64_t checked_tensor_bytes(DType dtype, const std::vector<int64_t>& shape, co
     if (d < 0) throw Error(what + ": negative dimension in " + type.str());
     zero = zero || d == 0;
   }
-  // Elements (bfp8_b: the last two dims padded to whole 32x32 tiles), then
-  // bytes (bfp8_b: 17 bytes per 16 values), every product in 128 bits.
-  const size_t rank = shape.size();
+  // Elements, then bytes, every product in 128 bits. bfp8_b: the bytes of
+  // its tiled layout (core/bfp8_layout.h), which pads and adds a shared
+  // exponent per 16 values — at most 1088 bytes per value, so it is computed
+  // only below 2^50 values, where that cannot overflow.
   unsigned __int128 n = 1;
   bool overflow = false;
-  for (size_t i = 0; i < rank && !overflow; ++i) {
-    uint64_t d = static_cast<uint64_t>(shape[i]);
-    if (dtype == DType::BFP8_B && i + 2 >= rank) d = (d + 31) / 32 * 32;
-    n *= d;
+  for (size_t i = 0; i < shape.size() && !overflow; ++i) {
+    n *= static_cast<uint64_t>(shape[i]);
     overflow = (n >> 64) != 0;
   }
   if (zero) return 0;
   const uint64_t limit = max_tensor_bytes();
-  const unsigned __int128 bytes =
-      overflow ? 0 : dtype == DType::BFP8_B ? (n * 17 + 15) / 16 : n * dtype_size(dtype);
-  overflow = overflow || (bytes >> 64) != 0;
-  if (overflow || static_cast<uint64_t>(bytes) > limit) {
-    const std::string size = overflow ? "more than 2^64" : std::to_string(static_cast<uint64_t>(bytes));
+  std::string too_many;  // set when the byte count does not fit 64 bits
+  unsigned __int128 bytes = 0;
+  if (overflow) {
+    too_many = "more than 2^64";
+  } else if (dtype == DType::BFP8_B) {
+    if (n >> 50) too_many = "more than 2^50";
+    else bytes = bfp8_b_storage_bytes(shape);
+  } else {
+    bytes = n * dtype_size(dtype);
+    if (bytes >> 64) too_many = "more than 2^64";
+  }
+  if (!too_many.empty() || static_cast<uint64_t>(bytes) > limit) {
+    const std::string size = too_many.empty() ? std::to_string(static_cast<uint64_t>(bytes)) : too_many;
     throw Error(what + ": " + type.str() + " needs " + size + " bytes, over the per-tensor limit of " +
                 std::to_string(limit) + " bytes (set MESHTEST_MAX_TENSOR_BYTES to raise it)");
   }
