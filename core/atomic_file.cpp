@@ -1,53 +1,52 @@
-// Temporary file + fsync + rename, cleaned up on failure.
+// Temporary file (mkstemp) + fsync + rename, cleaned up on failure.
 #include "core/atomic_file.h"
 
-#include <fcntl.h>
+#include <ext/stdio_filebuf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <ostream>
 
 #include "core/error.h"
 
 namespace meshtest {
 
-namespace {
-
-// Flushes `path`'s data to the disk; false (errno set) when that fails.
-bool sync_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0;
-  const int saved = errno;
-  ::close(fd);
-  errno = saved;
-  return ok;
-}
-
-}  // namespace
-
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write,
                            const std::string& what) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // mkstemp: a fresh name (O_EXCL), so a file or symlink someone placed
+  // beside the target in a shared folder is never followed or overwritten.
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
   auto fail = [&](const std::string& reason) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
+    if (fd >= 0) ::unlink(tmp.c_str());
     throw Error("cannot write " + what + " to '" + path + "': " + reason);
   };
-  errno = 0;
+  if (fd < 0) fail(std::strerror(errno));
+  ::fchmod(fd, 0644);  // mkstemp makes 0600; reports are for others to read
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(errno ? std::strerror(errno) : "cannot create a file there");
-    write(out);
+    __gnu_cxx::stdio_filebuf<char> buffer(fd, std::ios::out | std::ios::binary);  // closes fd
+    std::ostream out(&buffer);
+    errno = 0;
+    try {
+      write(out);
+    } catch (...) {  // the writer's own error: no temporary file stays behind
+      ::unlink(tmp.c_str());
+      throw;
+    }
     out.flush();
     if (!out) fail(errno ? std::strerror(errno) : "write failed");
+    if (::fsync(fd) != 0) fail(std::strerror(errno));
   }
-  if (!sync_file(tmp)) fail(std::strerror(errno));
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) fail(ec.message());
+  if (ec) {
+    ::unlink(tmp.c_str());
+    throw Error("cannot write " + what + " to '" + path + "': " + ec.message());
+  }
 }
 
 void write_file_atomically(const std::string& path, const std::string& content, const std::string& what) {

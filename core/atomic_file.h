@@ -1,6 +1,6 @@
 // Writing a whole file so that no reader ever sees half of it: the content
-// goes to a temporary file beside the target (named after this process), is
-// flushed to disk and renamed over the target. On any failure (a full disk,
+// goes to a new temporary file beside the target (mkstemp: never an
+// existing file or symlink), is flushed to disk and renamed over the target. On any failure (a full disk,
 // a missing folder) the temporary file is removed, the target is left as it
 // was, and Error says "cannot write <what> to '<path>': <reason>". Every
 // report, cache entry and tensor file meshtest writes goes through here.
