@@ -17,6 +17,7 @@
 #include <variant>
 
 #include "compiler/program_serialize.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/mutation.h"
 
@@ -169,22 +170,10 @@ std::string CompileCache::store(const std::string& key, const CompileResult& res
   std::error_code ec;
   fs::create_directories(dir_, ec);
   const std::string path = entry_path(key);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::string bytes;
-    try {
-      bytes = serialize_program({key, result.program, result.stats});
-    } catch (const Error& e) {
-      return std::string("compile cache: cannot store ") + e.what();
-    }
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) return "compile cache: cannot write " + tmp;
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return "compile cache: cannot store " + path;
+  try {
+    write_file_atomically(path, serialize_program({key, result.program, result.stats}), "the compile cache entry");
+  } catch (const Error& e) {
+    return std::string("compile cache: not stored: ") + e.what();
   }
   return "";
 }

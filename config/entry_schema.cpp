@@ -49,9 +49,18 @@ std::optional<std::string> show_member(const TestEntry& e) {
   return shown(e.*Member);
 }
 
-template <auto Member, double Lo, double Hi>
+// A number field's allowed range (a reference parameter: clang 14, which the
+// fuzz build uses, has no floating-point template parameters).
+struct NumberRange {
+  double lo, hi;
+};
+constexpr NumberRange kUnitRange{0.0, 1.0};
+constexpr NumberRange kNonNegative{0.0, HUGE_VAL};
+constexpr NumberRange kSeconds{1e-3, HUGE_VAL};
+
+template <auto Member, const NumberRange& Range>
 void read_number(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_view field) {
-  if (auto v = r.number(n, field, Lo, Hi)) e.*Member = *v;
+  if (auto v = r.number(n, field, Range.lo, Range.hi)) e.*Member = *v;
 }
 
 template <auto Member, int64_t Lo, int64_t Hi>
@@ -135,8 +144,6 @@ void read_archs(ValueReader& r, const YamlNode& n, TestEntry& e, std::string_vie
         copy_member<&TestEntry::member>, show_member<&TestEntry::member>                            \
   }
 
-constexpr double kInf = HUGE_VAL;
-
 }  // namespace
 
 const std::vector<FieldSpec>& entry_fields() {
@@ -144,18 +151,18 @@ const std::vector<FieldSpec>& entry_fields() {
       MESHTEST_FIELD("status", read_status, status),
       MESHTEST_FIELD("reason", read_string<&TestEntry::reason>, reason),
       MESHTEST_FIELD("bringup_status", read_bringup, bringup_status),
-      MESHTEST_FIELD("required_pcc", (read_number<&TestEntry::required_pcc, 0.0, 1.0>), required_pcc),
+      MESHTEST_FIELD("required_pcc", (read_number<&TestEntry::required_pcc, kUnitRange>), required_pcc),
       MESHTEST_FIELD("assert_pcc", read_bool<&TestEntry::assert_pcc>, assert_pcc),
-      MESHTEST_FIELD("required_atol", (read_number<&TestEntry::required_atol, 0.0, kInf>), required_atol),
+      MESHTEST_FIELD("required_atol", (read_number<&TestEntry::required_atol, kNonNegative>), required_atol),
       MESHTEST_FIELD("assert_atol", read_bool<&TestEntry::assert_atol>, assert_atol),
       MESHTEST_FIELD("assert_allclose", read_bool<&TestEntry::assert_allclose>, assert_allclose),
-      MESHTEST_FIELD("allclose_rtol", (read_number<&TestEntry::allclose_rtol, 0.0, kInf>), allclose_rtol),
-      MESHTEST_FIELD("allclose_atol", (read_number<&TestEntry::allclose_atol, 0.0, kInf>), allclose_atol),
+      MESHTEST_FIELD("allclose_rtol", (read_number<&TestEntry::allclose_rtol, kNonNegative>), allclose_rtol),
+      MESHTEST_FIELD("allclose_atol", (read_number<&TestEntry::allclose_atol, kNonNegative>), allclose_atol),
       MESHTEST_FIELD("assert_scale", read_bool<&TestEntry::assert_scale>, assert_scale),
-      MESHTEST_FIELD("scale_tolerance", (read_number<&TestEntry::scale_tolerance, 0.0, kInf>), scale_tolerance),
+      MESHTEST_FIELD("scale_tolerance", (read_number<&TestEntry::scale_tolerance, kNonNegative>), scale_tolerance),
       MESHTEST_FIELD("op_golden", read_bool<&TestEntry::op_golden>, op_golden),
-      MESHTEST_FIELD("op_required_pcc", (read_number<&TestEntry::op_required_pcc, 0.0, 1.0>), op_required_pcc),
-      MESHTEST_FIELD("op_scale_tolerance", (read_number<&TestEntry::op_scale_tolerance, 0.0, kInf>),
+      MESHTEST_FIELD("op_required_pcc", (read_number<&TestEntry::op_required_pcc, kUnitRange>), op_required_pcc),
+      MESHTEST_FIELD("op_scale_tolerance", (read_number<&TestEntry::op_scale_tolerance, kNonNegative>),
                      op_scale_tolerance),
       MESHTEST_FIELD("markers", read_markers, markers),
       MESHTEST_FIELD("supported_archs", read_archs, supported_archs),
@@ -167,7 +174,7 @@ const std::vector<FieldSpec>& entry_fields() {
       MESHTEST_FIELD("math_fidelity", read_math_fidelity, math_fidelity),
       MESHTEST_FIELD("execution_pass", read_execution_pass, execution_pass),
       MESHTEST_FIELD("filechecks", read_strings<&TestEntry::filechecks>, filechecks),
-      MESHTEST_FIELD("timeout", (read_number<&TestEntry::timeout_seconds, 1e-3, kInf>), timeout_seconds),
+      MESHTEST_FIELD("timeout", (read_number<&TestEntry::timeout_seconds, kSeconds>), timeout_seconds),
       MESHTEST_FIELD("flaky", read_bool<&TestEntry::flaky>, flaky),
       MESHTEST_FIELD("codegen_assert_exact", read_bool<&TestEntry::codegen_assert_exact>, codegen_assert_exact),
       // The other runners' name for codegen_assert_exact (shown under that name).

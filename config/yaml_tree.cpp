@@ -26,12 +26,23 @@ namespace {
 
 class TreeBuilder : public YAML::EventHandler {
  public:
-  TreeBuilder(const std::string& file, std::vector<Diagnostic>& diags) : file_(file), diags_(diags) {}
+  TreeBuilder(std::string_view text, const std::string& file, std::vector<Diagnostic>& diags)
+      : text_(text), file_(file), diags_(diags) {}
 
   std::optional<YamlNode>& root() { return root_; }
   int documents() const { return documents_; }
+  // yaml-cpp 0.7 starts document after empty document at the same place,
+  // forever, when a document begins with a stray ',' (yaml-cpp issue #1040);
+  // the parse loop stops once that happens.
+  bool stuck() const { return stuck_; }
 
   void OnDocumentStart(const YAML::Mark& mark) override {
+    if (documents_ > 0 && mark.pos == last_document_pos_) {
+      stuck_ = true;
+      error(mark, "malformed YAML: unexpected character '" + std::string(1, text_at(mark)) + "'");
+      return;
+    }
+    last_document_pos_ = mark.pos;
     if (++documents_ == 2) error(mark, "more than one YAML document ('---'); a test_config file holds one");
   }
   void OnDocumentEnd() override {}
@@ -102,11 +113,18 @@ class TreeBuilder : public YAML::EventHandler {
     diags_.push_back({{file_, mark.line + 1, mark.column + 1}, message});
   }
 
+  char text_at(const YAML::Mark& mark) const {
+    return mark.pos >= 0 && static_cast<size_t>(mark.pos) < text_.size() ? text_[static_cast<size_t>(mark.pos)] : '?';
+  }
+
+  std::string_view text_;
   const std::string& file_;
   std::vector<Diagnostic>& diags_;
   std::vector<YamlNode> open_;
   std::optional<YamlNode> root_;
   int documents_ = 0;
+  int last_document_pos_ = -1;
+  bool stuck_ = false;
 };
 
 }  // namespace
@@ -119,10 +137,10 @@ std::optional<YamlNode> parse_yaml(std::string_view text, const std::string& fil
     return std::nullopt;
   }
   std::istringstream stream{std::string(text)};
-  TreeBuilder builder(file, diagnostics);
+  TreeBuilder builder(text, file, diagnostics);
   try {
     YAML::Parser parser(stream);
-    while (parser.HandleNextDocument(builder)) {
+    while (!builder.stuck() && parser.HandleNextDocument(builder)) {
     }
   } catch (const YAML::Exception& e) {
     diagnostics.push_back({{file, e.mark.line + 1, e.mark.column + 1}, "malformed YAML: " + e.msg});

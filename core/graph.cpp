@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/rng.h"
 
 namespace meshtest {
@@ -87,6 +88,11 @@ void verify_graph(const Graph& graph) {
       throw CompileError("weight '" + p.name + "' data shape " + shape_to_string(p.data.shape()) +
                          " differs from declared " + type_to_string(graph.type(p.value)));
     }
+    try {
+      checked_tensor_bytes(graph.type(p.value).dtype, graph.type(p.value).shape, "param '" + p.name + "'");
+    } catch (const Error& e) {
+      throw CompileError(e.what());
+    }
     defined[static_cast<size_t>(p.value)] = true;
   }
   for (size_t i = 0; i < graph.ops.size(); ++i) {
@@ -106,6 +112,11 @@ void verify_graph(const Graph& graph) {
     }
     if (op.output < 0 || static_cast<size_t>(op.output) >= n || defined[static_cast<size_t>(op.output)]) {
       throw CompileError(describe_op(graph, i) + ": result value is invalid or defined twice");
+    }
+    try {
+      checked_tensor_bytes(inferred.dtype, inferred.shape, "result");
+    } catch (const Error& e) {
+      throw CompileError(describe_op(graph, i) + ": " + e.what());
     }
     if (graph.type(op.output) != inferred) {
       throw CompileError(describe_op(graph, i) + ": declared result type " + type_to_string(graph.type(op.output)) +

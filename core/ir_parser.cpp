@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/ir_text.h"
+#include "core/limits.h"
 
 namespace meshtest {
 
@@ -334,6 +335,11 @@ class Parser {
       type.shape.push_back(dim);
     } while (accept(Tok::Comma));
     expect(Tok::RBracket, "',' or ']' in the shape");
+    try {
+      checked_tensor_bytes(type.dtype, type.shape, "declared type");
+    } catch (const Error& e) {
+      fail(d, e.what());
+    }
     return type;
   }
 

@@ -10,11 +10,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace meshtest {
 namespace {
@@ -89,9 +90,7 @@ std::map<std::string, Tensor> read_safetensors(const std::string& path) {
       if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > size - data_start) {
         throw Error(where + ": data_offsets outside the file");
       }
-      const size_t expected =
-          dtype == DType::BFP8_B ? bfp8_b_storage_bytes(shape) : storage_bytes(dtype, shape_numel(shape));
-      if (offsets[1] - offsets[0] != expected) {
+      if (offsets[1] - offsets[0] != checked_tensor_bytes(dtype, shape, where)) {
         throw Error(where + ": " + std::to_string(offsets[1] - offsets[0]) + " bytes for " + shape_to_string(shape) +
                     " " + std::string(dtype_name(dtype)));
       }
@@ -120,16 +119,18 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // keep the data 8-byte aligned
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot write");
-  unsigned char size_bytes[8];
-  for (int i = 0; i < 8; ++i) size_bytes[i] = static_cast<unsigned char>(text.size() >> (8 * i));
-  out.write(reinterpret_cast<const char*>(size_bytes), 8);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  for (const auto& [name, t] : tensors) {
-    out.write(static_cast<const char*>(t.raw_data()), static_cast<std::streamsize>(t.nbytes()));
-  }
-  if (!out) throw Error(path + ": write failed");
+  write_file_atomically(
+      path,
+      [&](std::ostream& out) {
+        unsigned char size_bytes[8];
+        for (int i = 0; i < 8; ++i) size_bytes[i] = static_cast<unsigned char>(text.size() >> (8 * i));
+        out.write(reinterpret_cast<const char*>(size_bytes), 8);
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        for (const auto& [name, t] : tensors) {
+          out.write(static_cast<const char*>(t.raw_data()), static_cast<std::streamsize>(t.nbytes()));
+        }
+      },
+      "safetensors file");
 }
 
 std::optional<std::string> variant_safetensors_file(const char* env_var, std::string_view variant) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace meshtest {
 
@@ -40,9 +41,7 @@ std::vector<int64_t> shape_strides(const Shape& shape) {
 }
 
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
-  for (int64_t d : shape_) {
-    if (d < 0) throw Error("negative dimension in shape " + shape_to_string(shape_));
-  }
+  checked_tensor_bytes(dtype_, shape_, "host tensor");
   const size_t bytes = nbytes();
   const size_t rounded = ((bytes + 63) / 64) * 64;
   void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);

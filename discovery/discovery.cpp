@@ -2,7 +2,10 @@
 // their frontend, and variant listing.
 #include "discovery/discovery.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -62,6 +65,31 @@ std::shared_ptr<sdk::ModelLoader> open_loader(const fs::path& file, const fronte
   return loader;
 }
 
+// Why `path` (a models root, a folder below it or a loader file) must not be
+// trusted, or "" when it may: anything every user can write could have been
+// replaced by any of them, and a plugin runs as the user running meshtest.
+std::string writable_by_others(const fs::path& path, const char* what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || (st.st_mode & S_IWOTH) == 0) return "";
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return std::string(what) + " '" + path.string() + "' is writable by every user (mode " + mode +
+         "), so its loaders are refused: anyone could replace them (fix: chmod o-w '" + path.string() + "')";
+}
+
+// The first reason not to trust `file` under `root` (the root itself, each
+// folder on the way down, the file), or "".
+std::string untrusted(const fs::path& root, const fs::path& file) {
+  if (std::string why = writable_by_others(root, "models root"); !why.empty()) return why;
+  fs::path at = root;
+  for (const fs::path& part : fs::relative(file, root)) {
+    at /= part;
+    const bool is_file = at == file;
+    if (std::string why = writable_by_others(at, is_file ? "loader file" : "loader folder"); !why.empty()) return why;
+  }
+  return "";
+}
+
 }  // namespace
 
 Discovery discover(const std::vector<std::string>& roots, const frontends::FrontendRegistry& frontends) {
@@ -90,6 +118,10 @@ Discovery discover(const std::vector<std::string>& roots, const frontends::Front
       }
       if (!seen.insert(dir).second) {
         result.failures.push_back({dir, path, "loader folder '" + dir + "' found under two models roots"});
+        continue;
+      }
+      if (std::string why = untrusted(root, file); !why.empty()) {
+        result.failures.push_back({dir, path, why});
         continue;
       }
       try {

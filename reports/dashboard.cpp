@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "reports/atomic_file.h"
+#include "core/atomic_file.h"
 #include "reports/dashboard_sections.h"
 #include "reports/junit_xml.h"
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "reports/atomic_file.h"
+#include "core/atomic_file.h"
 #include "reports/result_json.h"
 
 namespace meshtest::reports {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "config/arch_names.h"
-#include "reports/atomic_file.h"
+#include "core/atomic_file.h"
 #include "reports/guidance.h"
 
 namespace meshtest::reports {

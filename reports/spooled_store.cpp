@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "reports/atomic_file.h"
+#include "core/atomic_file.h"
 #include "reports/result_json.h"
 #include "reports/sql_database.h"
 

@@ -98,14 +98,20 @@ SqliteDatabase::SqliteDatabase(const std::string& path) : path_(path) {
   // Another process creating the same file can hold it briefly. Switching to
   // WAL can report busy at once, without the busy handler waiting, so the
   // tries are paced here too (10, 20, ... ms: about 4 s in all).
-  for (int attempt = 1;; ++attempt) {
-    try {
-      exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768;");
-      break;
-    } catch (const SqlBusy&) {
-      if (attempt == 28) throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10 * attempt));
+  try {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-32768;");
+        break;
+      } catch (const SqlBusy&) {
+        if (attempt == 28) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10 * attempt));
+      }
     }
+  } catch (...) {  // e.g. a file that is not a database: no destructor runs, so close here (LeakSanitizer)
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -281,6 +282,16 @@ std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const Ru
   });
 }
 
+// Throws Error when `path`'s folder does not exist, so a run does not find
+// out only at its end that its report cannot be written.
+static void check_output_folder(const std::string& path, const std::string& option) {
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
+    throw Error(option + " '" + path + "': folder '" + folder.string() + "' does not exist");
+  }
+}
+
 int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   auto c = collect(o);
   if (!c) return 2;
@@ -352,6 +363,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     }
     if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
     lo.maxfail = ro.maxfail;
+    if (!ro.junitxml.empty()) check_output_folder(ro.junitxml, "--junitxml");
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
@@ -390,14 +402,22 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   const double seconds = clock.now_seconds() - start;
   run.finished_at = reports::utc_now_iso8601();
   const int signal_number = signals.received();
-  if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results, result.reruns);
+  std::string report_failure;  // the run is still finished in the store, then exits 2
+  try {
+    if (!ro.junitxml.empty()) reports::write_junit_xml(ro.junitxml, run, result.final_results, result.reruns);
+  } catch (const Error& e) {
+    report_failure = e.what();
+  }
   if (result.max_failures_reached) {
     console << "stopping after " << result.unexpected << " unexpected result(s) (--maxfail " << ro.maxfail << "); "
             << cases.size() - result.final_results.size() << " case(s) not run\n";
   }
   print_summary(console, result.final_results, seconds, ro.console, {result.reruns.size(), ro.durations});
-  const int code =
-      finish_run_in_store(store.get(), run, signal_number, store_failure, result, cases.size(), ro.db, console);
+  int code = finish_run_in_store(store.get(), run, signal_number, store_failure, result, cases.size(), ro.db, console);
+  if (!report_failure.empty()) {
+    std::cerr << "error: " << report_failure << "\n";
+    if (code == 0 || code == 1) code = 2;
+  }
   if (!resuming || (code != 0 && code != 1)) return code;
   // --resume: the outcome of the whole run on this arch and shard, from the store.
   try {

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   // One statement of the exit codes, shown by `meshtest --help` and `meshtest run --help`.
   const char* const exit_status =
       "Exit status: 0 all as expected; 1 unexpected results (for --resume: of the whole run on this arch and "
-      "shard, cases without a result included); 2 usage, config or selection error (e.g. an unknown -m marker); "
+      "shard, cases without a result included); 2 usage, config or selection error (e.g. an unknown -m marker), or a report that could not be written; "
       "5 the selection matches no case; 6 the results store stayed unreachable past --store-retry-timeout "
       "(resume with --resume RUN_ID); 130 interrupted by SIGINT, 143 by SIGTERM (reports written, run marked "
       "interrupted; resume with --resume).";

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/mutation.h"
 #include "reports/kill_matrix.h"
@@ -153,10 +154,10 @@ int cmd_mutate(const MutateOptions& o) {
   const reports::KillMatrix matrix = reports::build_kill_matrix(baseline_id, store->run_results(baseline_id), runs);
   std::cout << "\n" << reports::format_kill_matrix(matrix);
   if (!o.kill_matrix_json.empty()) {
-    std::ofstream out(o.kill_matrix_json);
-    out << reports::kill_matrix_json(matrix).dump(2) << "\n";
-    if (!out) {
-      std::cerr << "meshtest mutate: cannot write " << o.kill_matrix_json << "\n";
+    try {
+      write_file_atomically(o.kill_matrix_json, reports::kill_matrix_json(matrix).dump(2) + "\n", "the kill matrix");
+    } catch (const Error& e) {
+      std::cerr << "meshtest mutate: " << e.what() << "\n";
       return 1;
     }
     std::cout << "kill matrix written to " << o.kill_matrix_json << "\n";

@@ -80,7 +80,8 @@ TEST(Matrix, ArchOverridesResolveForTheTargetArch) {
     arch_overrides:
       p150: {status: NOT_SUPPORTED_SKIP, reason: "no p150 kernel", required_pcc: 0.9}
 )");
-  const TestCase& n150 = find(build_matrix(zoo(), config, {"n150"}), kResnet50);
+  const auto n150_cases = build_matrix(zoo(), config, {"n150"});  // kept: find() returns a reference into it
+  const TestCase& n150 = find(n150_cases, kResnet50);
   EXPECT_EQ(n150.expectation.status, config::TestStatus::ExpectedPassing);
   const auto p150_cases = build_matrix(zoo(), config, {"p150"});
   const TestCase& p150 = find(p150_cases, kResnet50);

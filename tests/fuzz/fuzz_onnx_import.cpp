@@ -1,9 +1,9 @@
 // libFuzzer target for the ONNX importer: arbitrary bytes as a model file
 // (external data looked up in an empty folder), imported and verified. Any
 // input must end in a graph or an Error, never a crash, hang or runaway
-// allocation. Built as a fuzzer with -DMESHTEST_FUZZ=ON under clang-14
-// (ctest onnx_import_fuzz_short); every build replays the seed corpus
-// (corpus/onnx_import/) through it (ctest onnx_import_fuzz_corpus).
+// allocation. Built as a fuzzer by scripts/fuzz (clang-14; ctest
+// fuzz_short_onnx_import); every build replays the seed corpus
+// (corpus/onnx_import/) through it (ctest fuzz_replay_onnx_import).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

@@ -1,0 +1,2 @@
+# A -k expression with an unclosed parenthesis.
+$MESHTEST collect --models-root=$MODELS -k '(ok and inference'

@@ -1,0 +1,2 @@
+# A loader.so that is not a shared library.
+$MESHTEST collect --models-root $FIXTURES -k not_a_plugin
