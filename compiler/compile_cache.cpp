@@ -51,6 +51,9 @@ void hash_param(Hasher& h, const Graph& graph, const Param& p) {
     h.word(std::bit_cast<uint64_t>(p.init->a));
     h.word(std::bit_cast<uint64_t>(p.init->b));
     h.word(p.init->seed);
+  } else if (p.data.defined() && p.data.numel() > 0 && !p.data_source.empty()) {
+    h.word(3);  // a file's data, named by file, size and time: its bytes are not read
+    h.str(p.data_source);
   } else if (p.data.defined() && p.data.numel() > 0) {
     h.word(2);
     h.word(hash_bytes(std::string_view(static_cast<const char*>(p.data.raw_data()), p.data.nbytes())));

@@ -64,9 +64,13 @@ DeviceProgram lower_graph(const Graph& graph) {
   for (const Param& p : graph.params) {
     if (!used[static_cast<size_t>(p.value)]) continue;
     const int32_t id = add_buffer(p.value, p.kind == ParamKind::Input ? BufferKind::Input : BufferKind::Weight, p.name);
-    // Data the graph holds itself (loaded from a file, or folded by const-eval)
-    // travels with the program; initializers are materialized at load time.
-    if (p.kind == ParamKind::Weight && !p.init && p.data.defined() && p.data.numel() > 0) program.weights[id] = p.data;
+    // Data the graph holds itself (folded by const-eval, or given in memory)
+    // travels with the program; initializers and a file's data
+    // (Param::data_source: the graph maps it) are materialized at load time,
+    // so neither the program nor its compile cache entry copies them.
+    if (p.kind == ParamKind::Weight && !p.init && p.data_source.empty() && p.data.defined() && p.data.numel() > 0) {
+      program.weights[id] = p.data;
+    }
   }
 
   program.instrs.reserve(graph.ops.size());

@@ -11,8 +11,9 @@ namespace meshtest::compiler {
 
 // Builds buffers, instructions and outputs (no release lists, no sizes).
 // Params that no op and no output uses get no buffer. Weights whose data the
-// graph holds without an initializer (file data, const-eval folds) are copied
-// into program.weights; lazy weights stay lazy.
+// graph holds without an initializer (const-eval folds, data given in memory)
+// are shared into program.weights; lazy weights and a file's data
+// (Param::data_source) stay with the graph until lower_weights.
 DeviceProgram lower_graph(const Graph& graph);
 
 // Gives every weight buffer its data in the buffer's device dtype: data the

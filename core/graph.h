@@ -44,6 +44,10 @@ struct Param {
   ValueId value = kNoValue;
   std::optional<Initializer> init;  // weights: lazy initializer
   Tensor data;                      // weights: materialized data (may be empty while lazy)
+  // Weights whose data is a file's: a stable name of that data (file, size,
+  // modification time, tensor), so the compile cache keys on it instead of
+  // reading every byte (compiler/compile_cache.cpp). Empty: hashed by content.
+  std::string data_source;
 };
 
 struct Op {

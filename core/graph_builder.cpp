@@ -29,9 +29,10 @@ ValueId GraphBuilder::weight(const std::string& name, Shape shape, Initializer i
   return v;
 }
 
-ValueId GraphBuilder::weight(const std::string& name, Tensor data) {
+ValueId GraphBuilder::weight(const std::string& name, Tensor data, std::string source) {
   const ValueId v = add_param(name, ParamKind::Weight, {data.dtype(), data.shape()});
   graph_.params.back().data = std::move(data);
+  graph_.params.back().data_source = std::move(source);
   return v;
 }
 

@@ -17,8 +17,9 @@ class GraphBuilder {
   ValueId input(const std::string& name, DType dtype, Shape shape);
   // Lazy weight: materialized from `init` only when executed.
   ValueId weight(const std::string& name, Shape shape, Initializer init, DType dtype = DType::F32);
-  // Weight with data (e.g. loaded from a file).
-  ValueId weight(const std::string& name, Tensor data);
+  // Weight with data (e.g. loaded from a file); `source` names where the
+  // data comes from when it is a file's (Param::data_source).
+  ValueId weight(const std::string& name, Tensor data, std::string source = "");
 
   // Generic op; attributes as documented in core/ops.h.
   ValueId op(OpKind kind, std::vector<ValueId> inputs, Attrs attrs = {});

@@ -31,8 +31,13 @@ ValueId Env::value(const std::string& name) {
   auto it = slots.find(name);
   if (it == slots.end()) throw Unsupported("value '" + name + "' is not defined before use");
   Slot& s = it->second;
-  if (s.id == kNoValue) s.id = s.initializer ? b.weight(name, *s.data) : constant_value(b, *s.data, name);
+  if (s.id == kNoValue) s.id = s.initializer ? b.weight(name, *s.data, source_of(name)) : constant_value(b, *s.data, name);
   return s.id;
+}
+
+std::string Env::source_of(const std::string& name) const {
+  const auto it = sources.find(name);
+  return it == sources.end() ? "" : it->second;
 }
 
 const Slot& Env::slot(const std::string& name) const {

@@ -42,11 +42,13 @@ class Env {
   explicit Env(GraphBuilder& builder) : b(builder) {}
   GraphBuilder& b;
   std::map<std::string, Slot> slots;
+  std::map<std::string, std::string> sources;  // initializer -> its Param::data_source (file-backed data)
   int counter = 0;  // numbers the weights made for converters' constants
   // The graph value of `name`; known data becomes a constant (uniform) or a
   // weight named `name` the first time.
   ValueId value(const std::string& name);
   const Slot& slot(const std::string& name) const;
+  std::string source_of(const std::string& name) const;  // "" when the data is not a file's
 };
 
 class NodeContext {

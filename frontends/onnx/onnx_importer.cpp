@@ -4,6 +4,7 @@
 #include "frontends/onnx/onnx_importer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -150,6 +151,32 @@ void convert_node(const onnx::NodeProto& node, int opset, Env& env) {
   }
 }
 
+// "path:size:mtime_ns" of a file, or "" when it cannot be read.
+std::string file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  const int64_t mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  return fs::absolute(path).string() + ":" + std::to_string(st.st_size) + ":" + std::to_string(mtime_ns);
+}
+
+// An initializer's data_source: the model file, the tensor's name, and for
+// external data the file it lives in with its offset and length.
+std::string initializer_source(const std::string& model_identity, const onnx::TensorProto& init,
+                               const std::string& model_dir) {
+  if (model_identity.empty()) return "";
+  std::string source = model_identity + "#" + init.name();
+  if (init.data_location() != onnx::TensorProto::EXTERNAL) return source;
+  for (const onnx::StringStringEntryProto& e : init.external_data()) {
+    source += "|" + e.key() + "=" + e.value();
+    if (e.key() == "location") {
+      const std::string id = file_identity((fs::path(model_dir) / e.value()).string());
+      if (id.empty()) return "";  // the import reports the missing file
+      source += "@" + id;
+    }
+  }
+  return source;
+}
+
 Graph import_model(const std::shared_ptr<onnx::ModelProto>& model, const std::string& model_dir,
                    const ImportOptions& options) {
   const int opset = default_opset(*model);
@@ -159,6 +186,7 @@ Graph import_model(const std::shared_ptr<onnx::ModelProto>& model, const std::st
   for (const onnx::TensorProto& init : g.initializer()) {
     try {
       env.slots[init.name()] = Slot{kNoValue, tensor_from_proto(init, model, model_dir), true};
+      env.sources[init.name()] = initializer_source(options.file_identity, init, model_dir);
     } catch (const Error& e) {
       throw Error("initializer '" + init.name() + "': " + e.what());
     }
@@ -228,6 +256,7 @@ Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
   if (!ok) throw Error(path + ": not a valid ONNX model (protobuf parse failed)");
   ImportOptions named = options;
   if (named.graph_name.empty()) named.graph_name = fs::path(path).stem().string();
+  named.file_identity = file_identity(path);
   try {
     return import_model(model, fs::absolute(path).parent_path().string(), named);
   } catch (const Error& e) {

@@ -21,6 +21,10 @@ struct ImportOptions {
   // Graph inputs whose values are fixed (shape, axes or scales fed as inputs):
   // they become known data, folded like constants, and are no graph inputs.
   std::map<std::string, Tensor> constant_inputs;
+  // The model file as "path:size:mtime" (import_onnx_file sets it): with it,
+  // initializers get a Param::data_source and the compile cache never reads
+  // their bytes. Empty (bytes in memory): hashed by content.
+  std::string file_identity;
 };
 
 // The lowest and highest default-domain opset the importer reads (6: the

@@ -60,6 +60,14 @@ TEST_F(CompileCacheTest, KeyDependsOnGraphWeightsOptionsAndTarget) {
   b.find_param("w")->data = a.find_param("w")->data.clone();
   b.find_param("w")->data.data<float>()[0] += 1.0f;
   EXPECT_NE(compile_cache_key(a, {}, "n150"), compile_cache_key(b, {}, "n150"));
+  // A file's data (Param::data_source, the ONNX importer's initializers) is
+  // identified by that name, not read: same source, same key whatever the
+  // bytes; another source (the file changed: size or time), another key.
+  a.find_param("w")->data_source = "/m/model.onnx:100:1#w";
+  b.find_param("w")->data_source = "/m/model.onnx:100:1#w";
+  EXPECT_EQ(compile_cache_key(a, {}, "n150"), compile_cache_key(b, {}, "n150"));
+  b.find_param("w")->data_source = "/m/model.onnx:100:2#w";
+  EXPECT_NE(compile_cache_key(a, {}, "n150"), compile_cache_key(b, {}, "n150"));
   // Attribute values and operand order count too.
   Graph c = folded_graph(1);
   const auto transpose = std::find_if(c.ops.begin(), c.ops.end(), [](const Op& op) { return op.attrs.has("perm"); });

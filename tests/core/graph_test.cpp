@@ -247,7 +247,7 @@ Graph hand_graph() {
   Graph g;
   g.name = "hand";
   const ValueId x = g.add_value({DType::F32, {2}}, "x");
-  g.params.push_back({"x", ParamKind::Input, x, std::nullopt, {}});
+  g.params.push_back({"x", ParamKind::Input, x, std::nullopt, {}, ""});
   const ValueId y = g.add_value({DType::F32, {2}});
   g.ops.push_back({OpKind::Relu, {x}, y, {}});
   g.outputs.push_back({"out", y});
@@ -298,7 +298,7 @@ TEST(VerifyGraphTest, WeightWithoutDataOrInitializerVerifiesButCannotMaterialize
   // structurally valid, but it must get data before execution.
   Graph g = hand_graph();
   const ValueId w = g.add_value({DType::F32, {2}}, "w");
-  g.params.push_back({"w", ParamKind::Weight, w, std::nullopt, {}});
+  g.params.push_back({"w", ParamKind::Weight, w, std::nullopt, {}, ""});
   EXPECT_NO_THROW(verify_graph(g));
   EXPECT_THROW(materialize(g.params[1], g.type(w)), Error);
   g.params[1].data = Tensor::from_f32({3}, {1, 2, 3});

@@ -444,7 +444,7 @@ TEST(IrTextTest, PrintingAnInvalidGraphGivesTextThatFailsToParse) {
   Graph g;
   g.name = "broken";
   const ValueId x = g.add_value({DType::F32, {2}}, "x");
-  g.params.push_back({"x", ParamKind::Input, x, std::nullopt, {}});
+  g.params.push_back({"x", ParamKind::Input, x, std::nullopt, {}, ""});
   const ValueId y = g.add_value({DType::F32, {2}});
   g.ops.push_back({OpKind::Relu, {42}, y, {}});
   g.ops.push_back({OpKind::Relu, {-3}, 77, {}});
