@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
+
+#include "core/error.h"
 
 namespace meshtest::comparators {
 
@@ -58,6 +61,32 @@ std::string fmt(double v) {
 bool close(double d, double g, double rtol, double atol) { return std::fabs(d - g) <= atol + rtol * std::fabs(g); }
 
 }  // namespace
+
+double max_bf16_ulp_error(const Tensor& device, const Tensor& reference) {
+  if (device.shape() != reference.shape() || device.dtype() != DType::F32 || reference.dtype() != DType::F32) {
+    throw Error("max_bf16_ulp_error: needs two f32 tensors of one shape");
+  }
+  const float* d = device.data<float>();
+  const float* r = reference.data<float>();
+  const int64_t n = reference.numel();
+  double largest = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(r[i]) || !std::isfinite(d[i])) return std::numeric_limits<double>::infinity();
+    largest = std::max(largest, std::fabs(static_cast<double>(r[i])));
+  }
+  const double floor = largest * 0x1p-16;
+  double worst = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double magnitude = std::max(std::fabs(static_cast<double>(r[i])), floor);
+    if (magnitude == 0.0) {
+      if (d[i] != 0.0f) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    const double ulp = std::ldexp(1.0, std::ilogb(magnitude) - 7);
+    worst = std::max(worst, std::fabs(static_cast<double>(d[i]) - r[i]) / ulp);
+  }
+  return worst;
+}
 
 OutputMetrics compare_tensors(const std::string& name, const Tensor& device, const Tensor& golden,
                               const ComparisonConfig& config) {

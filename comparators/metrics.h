@@ -73,6 +73,18 @@ struct Verdict {
 OutputMetrics compare_tensors(const std::string& name, const Tensor& device, const Tensor& golden,
                               const ComparisonConfig& config);
 
+// The largest elementwise error of a bf16 result in units of bf16's last
+// place (ulp): max |device - reference| / ulp(max(|reference|, floor)), where
+// ulp(v) = 2^(floor(log2 v) - 7) (bf16 keeps 8 significant bits) and floor =
+// max|reference| * 2^-16, so values tiny beside the tensor's largest (where an
+// f32 formula cancels, e.g. gelu far below 0) are held to the tensor's scale,
+// not their own. An elementwise kernel that computes in f32 and rounds to
+// nearest even is within 0.5 ulp; a wrong formula that PCC and the norm ratio
+// cannot see (tanh-GELU for erf-GELU: 10% off at x = -3) is many ulp off.
+// Both tensors f32 of one shape; 0 for empty tensors, inf when either side is
+// not finite.
+double max_bf16_ulp_error(const Tensor& device, const Tensor& reference);
+
 // Every output compared, the case verdict and its summary figures.
 Verdict compare_outputs(const std::vector<std::string>& names, const std::vector<Tensor>& device,
                         const std::vector<Tensor>& golden, const ComparisonConfig& config);

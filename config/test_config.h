@@ -37,6 +37,7 @@ struct TestEntry {
   std::optional<bool> op_golden;
   std::optional<double> op_required_pcc;
   std::optional<double> op_scale_tolerance;
+  std::optional<double> op_max_ulp;  // elementwise ops' per-element bound in bf16 ulp
   std::vector<std::string> markers;
   std::vector<std::string> supported_archs;  // empty: the defaults (n150, p150)
   std::optional<int64_t> batch_size;

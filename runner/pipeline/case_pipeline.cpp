@@ -120,6 +120,7 @@ OpGoldenPlan op_golden_plan(const config::TestEntry& e, const PipelineOptions& o
   plan.check = options.op_golden_check || e.op_golden.value_or(false);
   if (e.op_required_pcc) plan.thresholds.required_pcc = *e.op_required_pcc;
   if (e.op_scale_tolerance) plan.thresholds.scale_tolerance = *e.op_scale_tolerance;
+  if (e.op_max_ulp) plan.thresholds.max_ulp = *e.op_max_ulp;
   return plan;
 }
 

@@ -8,6 +8,7 @@
 // fails the case when the check is on.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -29,10 +30,20 @@ namespace meshtest::runner {
 // so 0.97 keeps a 1.8x margin on 1 - PCC.
 inline constexpr double kDefaultOpRequiredPcc = 0.97;
 inline constexpr double kDefaultOpScaleTolerance = 0.005;
+// Elementwise ops (the unary and binary elementwise families) with a bf16
+// result are also held to a per-element bound in bf16 ulp
+// (comparators::max_bf16_ulp_error): each result element depends on one or
+// two operand elements, so a kernel that computes in f32 and rounds to
+// nearest even is within 0.5 ulp of the reference on the same operands (the
+// PR selection's worst: see README "Finding the op"), whatever the model.
+// 2 keeps a 4x margin; a wrong formula is far past it (tanh-GELU for
+// erf-GELU: thousands of ulp where gelu's result is small).
+inline constexpr double kDefaultOpMaxUlp = 2.0;
 
 struct OpThresholds {
   double required_pcc = kDefaultOpRequiredPcc;
   double scale_tolerance = kDefaultOpScaleTolerance;  // on |norm ratio - 1|
+  double max_ulp = kDefaultOpMaxUlp;                  // elementwise bf16 results; inf: off
 };
 
 // One device op on one chip, as op_golden.jsonl holds it.
@@ -50,6 +61,7 @@ struct OpGoldenRow {
   double pcc = 1.0;
   double atol = 0.0;        // max |device - reference|
   double norm_ratio = 1.0;  // ||device|| / ||reference||
+  double max_ulp = NAN;     // elementwise bf16 results: worst error in bf16 ulp; NaN: not measured
   bool past = false;        // past the per-op thresholds
   bool first = false;       // the first op past them (program order, then chip)
 };

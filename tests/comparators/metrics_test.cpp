@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+
+#include "core/dtype.h"
+#include "core/error.h"
 
 #include "core/rng.h"
 
@@ -155,6 +159,38 @@ TEST(Pcc, HundredMillionElementsInF64) {
   const double var_g = 0.0001 * (1000.0 * 1000.0 - 1.0) / 12.0;
   EXPECT_NEAR(m.pcc, std::sqrt(var_g / (var_g + 0.09)), 2e-4);
   EXPECT_NEAR(m.atol, 0.3, 1e-3);
+}
+
+// The elementwise ulp bound: round-to-nearest of the reference is within half
+// an ulp, truncation within one, and tanh-GELU for erf-GELU is far out where
+// gelu's result is small; tiny values are held to the tensor's scale.
+TEST(BfloatUlp, RoundingIsHalfAnUlpAWrongFormulaIsMany) {
+  std::vector<float> x, erf_form, tanh_form, rounded, truncated;
+  for (int i = -400; i <= 400; ++i) {
+    const float v = static_cast<float>(i) / 100.0f;
+    x.push_back(v);
+    erf_form.push_back(0.5f * v * (1.0f + std::erf(v * 0.70710678f)));
+    const float inner = 0.7978845608f * (v + 0.044715f * v * v * v);
+    tanh_form.push_back(0.5f * v * (1.0f + std::tanh(inner)));
+    rounded.push_back(round_to_bf16(erf_form.back()));
+    uint32_t bits;
+    std::memcpy(&bits, &erf_form.back(), 4);
+    bits &= 0xFFFF0000u;
+    float cut;
+    std::memcpy(&cut, &bits, 4);
+    truncated.push_back(cut);
+  }
+  EXPECT_LE(max_bf16_ulp_error(t(rounded), t(erf_form)), 0.5);
+  EXPECT_GT(max_bf16_ulp_error(t(truncated), t(erf_form)), 0.5);
+  EXPECT_LT(max_bf16_ulp_error(t(truncated), t(erf_form)), 1.0);
+  // PCC cannot tell the two forms apart; the ulp bound can.
+  EXPECT_GT(compare_tensors("gelu", t(tanh_form), t(erf_form), {}).pcc, 0.99999);
+  EXPECT_GT(max_bf16_ulp_error(t(tanh_form), t(erf_form)), 100.0);
+  // An f32 formula that cancels far below the tensor's scale stays within bounds.
+  EXPECT_LE(max_bf16_ulp_error(t({4.0f, 1e-9f}), t({4.0f, 2e-9f})), 0.5);
+  EXPECT_EQ(max_bf16_ulp_error(t({}), t({})), 0.0);
+  EXPECT_TRUE(std::isinf(max_bf16_ulp_error(t({std::nanf("")}), t({1.0f}))));
+  EXPECT_THROW(max_bf16_ulp_error(t({1.0f}), t({1.0f, 2.0f})), Error);
 }
 
 }  // namespace
