@@ -165,6 +165,8 @@ const std::vector<FieldSpec>& entry_fields() {
       MESHTEST_FIELD("op_scale_tolerance", (read_number<&TestEntry::op_scale_tolerance, kNonNegative>),
                      op_scale_tolerance),
       MESHTEST_FIELD("op_max_ulp", (read_number<&TestEntry::op_max_ulp, kNonNegative>), op_max_ulp),
+      MESHTEST_FIELD("autodiff_check", read_bool<&TestEntry::autodiff_check>, autodiff_check),
+      MESHTEST_FIELD("autodiff_rel_l2", (read_number<&TestEntry::autodiff_rel_l2, kNonNegative>), autodiff_rel_l2),
       MESHTEST_FIELD("markers", read_markers, markers),
       MESHTEST_FIELD("supported_archs", read_archs, supported_archs),
       MESHTEST_FIELD("batch_size", (read_integer<&TestEntry::batch_size, 1, INT64_MAX>), batch_size),

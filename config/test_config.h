@@ -37,7 +37,9 @@ struct TestEntry {
   std::optional<bool> op_golden;
   std::optional<double> op_required_pcc;
   std::optional<double> op_scale_tolerance;
-  std::optional<double> op_max_ulp;  // elementwise ops' per-element bound in bf16 ulp
+  std::optional<double> op_max_ulp;
+  std::optional<bool> autodiff_check;     // training: the compiler's backward graph on the CPU reference
+  std::optional<double> autodiff_rel_l2;  // its gradients' largest relative L2 error  // elementwise ops' per-element bound in bf16 ulp
   std::vector<std::string> markers;
   std::vector<std::string> supported_archs;  // empty: the defaults (n150, p150)
   std::optional<int64_t> batch_size;

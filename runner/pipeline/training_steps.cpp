@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "comparators/training_comparison.h"
+#include "runner/pipeline/autodiff_check.h"
 #include "compiler/autodiff.h"
 #include "core/error.h"
 #include "core/rng.h"
@@ -92,6 +93,10 @@ class TrainingSteps : public RunModeSteps {
     if (options_.sgd_learning_rate) {
       golden_.updated = runtime::reference_sgd_step(loaded.model.graph, golden, *options_.sgd_learning_rate);
     }
+    if (case_.expectation.autodiff_check.value_or(true)) {
+      autodiff_ = check_autodiff_graph(training_, device_inputs(loaded), golden_,
+                                       case_.expectation.autodiff_rel_l2.value_or(kDefaultAutodiffRelL2));
+    }
   }
 
   std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const override {
@@ -115,6 +120,11 @@ class TrainingSteps : public RunModeSteps {
         comparators::compare_training(output_, golden_, device_tensors(outputs), config);
     CaseVerdict v = summary_of(t);
     v.failed_pass = t.failed_pass;
+    if (!autodiff_.passed) {  // the compiler's backward graph is wrong whatever the device did
+      v.passed = false;
+      v.failed_pass = "BACKWARD";
+      v.message = autodiff_.message + (t.passed ? "" : "; " + t.message);
+    }
     for (const comparators::TensorCheck& c : t.checks) {
       v.outputs.push_back({c.name, c.pcc, c.atol, c.rel_l2, c.passed, c.kind, c.norm_ratio});
     }
@@ -157,6 +167,7 @@ class TrainingSteps : public RunModeSteps {
   compiler::TrainingGraph training_;
   Tensor seed_;
   comparators::TrainingTensors golden_;
+  AutodiffCheck autodiff_;
 };
 
 }  // namespace

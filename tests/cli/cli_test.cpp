@@ -118,8 +118,30 @@ TEST_F(Cli, WrongVjpRuleFailsTheTrainingCaseNamingTheParameter) {
   const Result r =
       run("run bert/masked_lm/native-bert_tiny-single_device-training " + db(), "MESHTEST_TEST_WRONG_VJP=layer_norm");
   EXPECT_EQ(r.status, 1) << r.output;
-  const std::string expected = "INCORRECT_RESULT in phase compare: gradient of bert.embeddings.word_embeddings.weight";
-  EXPECT_NE(r.output.find(expected + ": PCC "), std::string::npos) << r.output;
+  // The autodiff check blames the compiler's backward graph first, then the
+  // device's gradient comparison names the parameter too.
+  EXPECT_NE(r.output.find("INCORRECT_RESULT in phase compare: autodiff check: gradient of "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("; gradient of bert.embeddings.word_embeddings.weight: PCC "), std::string::npos) << r.output;
+}
+
+// The autodiff check (YAML autodiff_check, on by default for training): exact
+// GELU differentiated with the tanh form's rule moves bert_tiny's gradients by
+// 1.2e-4 relative L2, under bf16's noise (the device comparison passes), but
+// far past the f32 difference of two correct backward passes (1e-6).
+TEST_F(Cli, AutodiffCheckCatchesAVjpRuleUnderBf16Noise) {
+  const std::string id = "bert/masked_lm/native-bert_tiny-single_device-training";
+  const Result honest = run("run " + id + " " + db());
+  EXPECT_EQ(honest.status, 0) << honest.output;
+  const Result caught = run("run " + id + " " + db(), "MESHTEST_MUTANT=vjp_gelu_tanh_form");
+  EXPECT_EQ(caught.status, 1) << caught.output;
+  EXPECT_NE(caught.output.find("autodiff check: gradient of bert.encoder.layer."), std::string::npos) << caught.output;
+  EXPECT_NE(caught.output.find("a VJP rule is wrong (the device is not involved)"), std::string::npos) << caught.output;
+  std::ofstream(dir / "empty_config" / "off.yaml")
+      << "test_config:\n  " << id << ":\n    status: EXPECTED_PASSING\n    autodiff_check: false\n";
+  const Result off = run("run " + id + " --config-dir " + (dir / "empty_config").string() + " " + db(),
+                         "MESHTEST_MUTANT=vjp_gelu_tanh_form");
+  EXPECT_EQ(off.status, 0) << off.output;  // the device-level checks alone cannot see it
 }
 
 // `meshtest mutate`: a baseline plus one stored run per mutant, the kill
