@@ -4,6 +4,7 @@
 #include "compiler/sharding.h"
 
 #include "compiler/graph_rewrite.h"
+#include "compiler/sharding/collective_fusion.h"
 #include "compiler/sharding/propagation.h"
 #include "core/error.h"
 
@@ -79,7 +80,8 @@ ShardingPlan shard_graph(Graph& graph, const ShardingRequest& request) {
   }
   ShardingPlan plan;
   Graph local = sharding::propagate_shardings(graph, request, plan);
-  remove_dead_ops(local);  // global constant fills that every use re-made in its shard shape
+  plan.collectives -= sharding::fuse_reduce_scatter(local);
+  remove_dead_ops(local);  // global constant fills that every use re-made in its shard shape, merged all_reduces
   graph = std::move(local);
   return plan;
 }

@@ -197,5 +197,42 @@ TEST(TrainingSharding, DataParallelTransformerNeedsNoFallback) {
   expect_mesh_matches_reference(t, data_parallel(t));
 }
 
+// FSDP-style training: the batch and every weight split over the same axes;
+// each weight's gradient (partial sums over the batch) must leave in its
+// weight's split, so the all_reduce + shard_slice pair the rules make is
+// merged into one reduce_scatter (half a ring all_reduce's traffic).
+TEST(TrainingSharding, GradientsOfWeightsSplitLikeTheBatchAreReduceScattered) {
+  const TrainingGraph t = build_training_graph(transformer_block(), "y");
+  ShardingRequest r = data_parallel(t);
+  for (const char* name : {"wq", "wk", "wv", "wo", "w1", "w2"}) {
+    r.specs[name] = {{"rows", "cols"}, {}};
+    r.output_specs[std::string(kGradientPrefix) + name] = r.specs[name];
+  }
+  Graph local = t.graph;
+  const ShardingPlan plan = shard_graph(local, r);
+  verify_graph(local);
+  // The attention projections' gradients are partial sums over the batch
+  // (w1's comes out split already, w2's is cut from a whole one).
+  for (const char* name : {"wq", "wk", "wv", "wo"}) {
+    EXPECT_EQ(producer(local, std::string(kGradientPrefix) + name), OpKind::ReduceScatter) << name;
+  }
+  // No all_reduce is left feeding a shard_slice over the same axes.
+  for (const Op& op : local.ops) {
+    if (op.kind != OpKind::ShardSlice) continue;
+    for (const Op& in : local.ops) {
+      if (in.output == op.inputs[0]) {
+        EXPECT_FALSE(in.kind == OpKind::AllReduce && in.attrs.get_string("axes") == op.attrs.get_string("axes"));
+      }
+    }
+  }
+  int64_t collectives = 0;
+  for (const Op& op : local.ops) {
+    collectives += op.kind == OpKind::AllGather || op.kind == OpKind::AllReduce || op.kind == OpKind::ReduceScatter ||
+                   op.kind == OpKind::AllToAll || op.kind == OpKind::ShardSlice;
+  }
+  EXPECT_EQ(plan.collectives, collectives);  // the merged pairs are counted once
+  expect_mesh_matches_reference(t, r);
+}
+
 }  // namespace
 }  // namespace meshtest::compiler
