@@ -84,9 +84,9 @@ std::optional<StrategyMesh> strategy_mesh(const TestCase& c, const runtime::Arch
       mesh->shape[0] *= 2;
     }
   }
-  if (mesh->shape.size() != 2 || mesh->shape[0] < 2) {
-    why = name + " needs a mesh of at least 2 data rows; the loader's mesh for " + std::to_string(arch.chips) +
-          " chips has none";
+  if (mesh->shape.size() != 2 || mesh->shape[0] < 2 || mesh->shape[1] < 2) {
+    why = name + " needs a 2-D mesh of at least 2 data rows and 2 model columns; the loader's mesh for " +
+          std::to_string(arch.chips) + " chips gives none";
     return std::nullopt;
   }
   const int64_t rows = mesh->shape[0];

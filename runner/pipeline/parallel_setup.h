@@ -18,7 +18,8 @@
 //   loader's mesh for N chips if it has at least 2 rows, else its mesh for
 //   N/2 chips with the rows doubled (n300-llmbox: 2x4 or 4x2 by the heads);
 //   the loader's shard spec on "model", the batch enlarged by the rows and
-//   split over the first axis. Needs a mesh of at least 2 rows.
+//   split over the first axis. Needs at least 2 rows and 2 columns
+//   (n300's two chips have no 2-D mesh: skipped there).
 // A decode case's past_key_values.* inputs are not the loader's: they are
 // left out here and joined later in the layout the prefill left its cache
 // (decode_steps.h).
