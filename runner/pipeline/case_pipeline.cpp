@@ -141,6 +141,15 @@ std::string finish_op_golden(OpGolden& op_golden, const OpGoldenPlan& plan, cons
   return plan.check ? "op-level golden: a device op is past its per-op thresholds (" + first->op + ")" : "";
 }
 
+// The mesh the case's strategy asks for on `arch` ("1x1": one chip or none
+// there), so a case that fails before compiling still records it.
+std::string planned_mesh_text(const TestCase& c, const runtime::ArchProfile& arch) {
+  if (c.parallelism == Parallelism::SingleDevice || c.loader == nullptr || arch.chips < 2) return "1x1";
+  std::string why;
+  const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
+  return layout ? layout->mesh.text() : "1x1";
+}
+
 }  // namespace
 
 CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
@@ -156,8 +165,7 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   r.parallelism = c.loader_error.empty() ? std::string(parallelism_name(c.parallelism)) : "";
   r.run_mode = c.loader_error.empty() ? std::string(run_mode_name(c.run_mode)) : "";
   r.arch = options.chip.arch;
-  r.mesh = c.parallelism == Parallelism::DataParallel || c.parallelism == Parallelism::Fsdp ? options.arch.mesh_text()
-                                                                                             : "1x1";
+  r.mesh = planned_mesh_text(c, options.arch);
   r.markers = c.markers;
   r.status = std::string(config::status_name(c.expectation.status));
   r.reason = c.expectation.reason;
