@@ -40,13 +40,7 @@ class DecodeSteps : public InferenceSteps {
     ParallelPlan plan = prepare_parallel(case_, prefill_.model, prefill_.inputs, options_.arch);
     prefill_.sharding = std::move(plan.sharding);
     check_cache_inputs(loaded.model.graph);
-    if (!loaded.sharding) return;
-    // The cache stays in the layout the prefill left it.
-    auto decode = std::make_shared<compiler::ShardingRequest>(*loaded.sharding);
-    for (const auto& [output, spec] : compiler::output_partition_specs(prefill_.model.graph, *prefill_.sharding)) {
-      if (starts_with(output, sdk::kPresentPrefix)) decode->specs[past_for(output)] = spec;
-    }
-    loaded.sharding = std::move(decode);
+    if (loaded.sharding) loaded.sharding = decode_sharding(*loaded.sharding, prefill_.model.graph, *prefill_.sharding);
   }
 
   void run_golden(LoadedCase& loaded) override {
@@ -87,6 +81,16 @@ class DecodeSteps : public InferenceSteps {
 };
 
 }  // namespace
+
+std::shared_ptr<const compiler::ShardingRequest> decode_sharding(const compiler::ShardingRequest& decode,
+                                                                 const Graph& prefill,
+                                                                 const compiler::ShardingRequest& prefill_request) {
+  auto merged = std::make_shared<compiler::ShardingRequest>(decode);
+  for (const auto& [output, spec] : compiler::output_partition_specs(prefill, prefill_request)) {
+    if (starts_with(output, sdk::kPresentPrefix)) merged->specs[past_for(output)] = spec;
+  }
+  return merged;
+}
 
 sdk::Inputs cache_inputs(const Graph& prefill, const std::vector<Tensor>& prefill_outputs) {
   if (prefill_outputs.size() != prefill.outputs.size()) {

@@ -25,6 +25,13 @@ namespace meshtest::runner {
 // present.X output becomes input past_key_values.X.
 sdk::Inputs cache_inputs(const Graph& prefill, const std::vector<Tensor>& prefill_outputs);
 
+// The decode step's sharding request: `decode`'s, with every
+// past_key_values.X input in the split the shard pass gives the prefill's
+// present.X output under `prefill_request`.
+std::shared_ptr<const compiler::ShardingRequest> decode_sharding(const compiler::ShardingRequest& decode,
+                                                                 const Graph& prefill,
+                                                                 const compiler::ShardingRequest& prefill_request);
+
 std::unique_ptr<RunModeSteps> decode_steps(const TestCase& test_case, const PipelineOptions& options);
 
 }  // namespace meshtest::runner

@@ -14,6 +14,8 @@
 #include "runner/collection/matrix.h"
 #include "runner/pipeline/case_pipeline.h"
 #include "runner/pipeline/decode_steps.h"
+#include "runner/pipeline/inference_steps.h"
+#include "runner/pipeline/parallel_setup.h"
 #include "runtime/arch/arch_profile.h"
 #include "runtime/reference/reference_executor.h"
 #include "runtime/reference/reference_kernels.h"
@@ -180,6 +182,55 @@ TEST(LlmDecode, OnOneChipTheMeshStrategiesSkipWithAReason) {
   EXPECT_EQ(one.outcome, reports::Outcome::Passed) << one.error_message;
   EXPECT_EQ(one.sequence_length, 32);
   EXPECT_EQ(one.batch_size, 1);
+}
+
+// The cache's layout is part of the sharding: the decode step takes
+// past_key_values.* split as the prefill left present.* (heads over "model"
+// under tensor parallel, batch over the data axes under data parallel).
+TEST(LlmDecode, TheCacheEntersInThePrefillsLayout) {
+  static const std::vector<TestCase> cases = build_matrix(zoo(), {});
+  const runtime::ArchProfile box = runtime::arch_profile("n300-llmbox");
+  struct Want {
+    const char* id;
+    compiler::NamedPartitionSpec cache;
+  };
+  for (const Want& w : {Want{"llama/causal_lm/native-llama_tiny-tensor_parallel-decode-seq32-batch1",
+                             {{}, {"model"}, {}, {}}},
+                        Want{"llama/causal_lm/native-llama_tiny-data_tensor_parallel-decode-seq32-batch1",
+                             {{"batch"}, {"model"}, {}, {}}},
+                        Want{"gpt2/causal_lm/native-gpt2_tiny-data_parallel-decode-seq32-batch1",
+                             {{"rows", "cols"}, {}, {}, {}}}}) {
+    const TestCase& c = lm_case(cases, w.id);
+    sdk::LoadOptions o = options(sdk::LmPhase::Prefill, 32);
+    o.batch_size = 1;
+    const sdk::LoadOptions scaled = model_load_options(c, o, box);
+    const sdk::Model prefill = c.loader->loader->load_model(c.info.variant, scaled);
+    sdk::Inputs prefill_inputs = c.loader->loader->load_inputs(c.info.variant, o);
+    const ParallelPlan prefill_plan = prepare_parallel(c, prefill, prefill_inputs, box);
+    o.phase = sdk::LmPhase::Decode;
+    const sdk::Model decode = c.loader->loader->load_model(c.info.variant, model_load_options(c, o, box));
+    sdk::Inputs decode_inputs = c.loader->loader->load_inputs(c.info.variant, o);
+    const ParallelPlan decode_plan = prepare_parallel(c, decode, decode_inputs, box);
+    const auto merged = decode_sharding(*decode_plan.sharding, prefill.graph, *prefill_plan.sharding);
+    for (const char* name : {"past_key_values.0.key", "past_key_values.1.value"}) {
+      ASSERT_TRUE(merged->specs.count(name)) << w.id << " " << name;
+      EXPECT_EQ(merged->specs.at(name), w.cache) << w.id << " " << name;
+    }
+  }
+}
+
+TEST(LlmLoadOptions, YamlSequenceAndBatchForOrdinaryIdsTheIdsAxesForTheMatrix) {
+  TestCase plain;
+  plain.expectation.seq_len = 16;
+  plain.expectation.batch_size = 3;
+  EXPECT_EQ(inference_load_options(plain).seq_len, 16);
+  EXPECT_EQ(inference_load_options(plain).batch_size, 3);
+  EXPECT_EQ(inference_load_options(plain).phase, sdk::LmPhase::Full);
+  TestCase lm = plain;
+  lm.lm = LmAxes{sdk::LmPhase::Decode, 64, 2};
+  EXPECT_EQ(inference_load_options(lm).seq_len, 64);
+  EXPECT_EQ(inference_load_options(lm).batch_size, 2);
+  EXPECT_EQ(inference_load_options(lm).phase, sdk::LmPhase::Decode);
 }
 
 }  // namespace
