@@ -10,6 +10,8 @@
 // The cache enters the decode step in the layout the shard pass gave the
 // prefill's present outputs (tensor parallel: split over the heads; data
 // parallel: over the batch; 2-D: both), so its layout is part of the sharding.
+// The device prefill's compile and run count in the execute phase's seconds;
+// --compile-only compiles the decode step only.
 #pragma once
 
 #include <map>
