@@ -86,20 +86,28 @@ ShardingPlan shard_graph(Graph& graph, const ShardingRequest& request) {
   return plan;
 }
 
-NamedPartitionSpec output_partition_spec(const Graph& graph, const ShardingRequest& request, std::string_view output) {
+std::map<std::string, NamedPartitionSpec> output_partition_specs(const Graph& graph, const ShardingRequest& request) {
   Graph local = graph;
   const ShardingPlan plan = shard_graph(local, request);
+  std::map<std::string, NamedPartitionSpec> specs;
   for (const GraphOutput& o : graph.outputs) {
-    if (o.name != output) continue;
     NamedPartitionSpec spec(graph.type(o.value).shape.size());
     const auto it = plan.outputs.find(o.name);
-    if (it == plan.outputs.end()) return spec;
-    for (size_t d = 0; d < spec.size(); ++d) {
-      for (int axis : it->second.dims[d]) spec[d].push_back(request.mesh.axis_names[static_cast<size_t>(axis)]);
+    if (it != plan.outputs.end()) {
+      for (size_t d = 0; d < spec.size(); ++d) {
+        for (int axis : it->second.dims[d]) spec[d].push_back(request.mesh.axis_names[static_cast<size_t>(axis)]);
+      }
     }
-    return spec;
+    specs[o.name] = std::move(spec);
   }
-  throw CompileError("shard: the graph has no output '" + std::string(output) + "'");
+  return specs;
+}
+
+NamedPartitionSpec output_partition_spec(const Graph& graph, const ShardingRequest& request, std::string_view output) {
+  std::map<std::string, NamedPartitionSpec> specs = output_partition_specs(graph, request);
+  const auto it = specs.find(std::string(output));
+  if (it == specs.end()) throw CompileError("shard: the graph has no output '" + std::string(output) + "'");
+  return it->second;
 }
 
 }  // namespace meshtest::compiler

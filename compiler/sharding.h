@@ -78,5 +78,7 @@ ShardingPlan shard_graph(Graph& graph, const ShardingRequest& request);
 // its layout: a training graph's upstream gradient (data parallel: the batch
 // split; tensor parallel: e.g. a vocabulary-split logits).
 NamedPartitionSpec output_partition_spec(const Graph& graph, const ShardingRequest& request, std::string_view output);
+// The same for every output of `graph`, by output name (one propagation).
+std::map<std::string, NamedPartitionSpec> output_partition_specs(const Graph& graph, const ShardingRequest& request);
 
 }  // namespace meshtest::compiler

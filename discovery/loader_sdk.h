@@ -32,11 +32,28 @@ struct ModelInfo {
   std::string framework = "native";
 };
 
+// A causal LM's phase (the LLM matrix, README "Selecting tests"):
+//  Full     the loader's ordinary forward pass over seq_len tokens.
+//  Prefill  the same forward pass that also outputs its KV cache: per layer
+//           "present.<l>.key" / "present.<l>.value" [B, kv_heads, S, head_dim].
+//  Decode   one new token at position S against that cache: inputs
+//           "input_ids" [B, 1], "past_key_values.<l>.key" / ".value" (the
+//           prefill's present.<l>.*, S = seq_len positions) and the loader's
+//           own position inputs; outputs "logits" [B, 1, vocab] and the
+//           cache grown by one position (present.<l>.*, S + 1).
+// A decode phase's load_inputs() leaves out the past_key_values.* inputs: the
+// runner fills each from the matching present.* output of the prefill model
+// (same options, phase Prefill) run on that model's own inputs.
+enum class LmPhase { Full, Prefill, Decode };
+inline constexpr const char* kPastKeyValuesPrefix = "past_key_values.";
+inline constexpr const char* kPresentPrefix = "present.";
+
 struct LoadOptions {
   std::optional<DType> dtype_override;  // weights and float inputs
   std::optional<int64_t> batch_size;
   std::optional<int64_t> seq_len;
   std::optional<int64_t> num_layers;  // cut a deep model down
+  LmPhase phase = LmPhase::Full;      // causal LMs only; other loaders ignore it
 };
 
 struct Model {
@@ -88,7 +105,8 @@ class ModelLoader {
 // Adding an op needs no bump: ops are appended to OpKind, never renumbered
 // (the rule is at OpKind in core/ops.h; tests/core/op_numbering_test.cpp
 // freezes the numbers), and op definitions stay inside core.
-constexpr uint32_t kLoaderAbiVersion = 3;
+// 4: LoadOptions::phase (the LLM matrix's prefill / decode).
+constexpr uint32_t kLoaderAbiVersion = 4;
 constexpr const char* kAbiVersionSymbol = "meshtest_loader_abi_version";
 constexpr const char* kCreateSymbol = "meshtest_create_loader";
 constexpr const char* kDestroySymbol = "meshtest_destroy_loader";

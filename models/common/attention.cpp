@@ -55,7 +55,7 @@ Projected project(LayerContext& ctx, const std::string& prefix, ValueId x, const
 }  // namespace
 
 ValueId multi_head_self_attention(LayerContext& ctx, const std::string& prefix, ValueId x, ValueId additive_mask,
-                                  const AttentionSpec& spec) {
+                                  const AttentionSpec& spec, const LayerKv& past, LayerKv* present) {
   GraphBuilder& b = ctx.builder;
   const Shape in_shape = b.shape(x);
   if (in_shape.size() != 3) throw CompileError("attention '" + prefix + "': input must be [B,S,H]");
@@ -83,11 +83,17 @@ ValueId multi_head_self_attention(LayerContext& ctx, const std::string& prefix, 
     q = apply_rotary(b, q, spec.rope_cos, spec.rope_sin);
     k = apply_rotary(b, k, spec.rope_cos, spec.rope_sin);
   }
+  if (past.key != kNoValue) {  // the cache's positions first, then the new tokens
+    k = b.concat({past.key, k}, 2);
+    v = b.concat({past.value, v}, 2);
+  }
+  if (present != nullptr) *present = {k, v};
+  const int64_t total = b.shape(k)[2];
   ValueId mask = additive_mask;
   if (group > 1) {  // query heads grouped under their key/value head
     q = b.reshape(q, {batch, kv_heads, group, seq, head_dim});
-    k = b.reshape(k, {batch, kv_heads, 1, seq, head_dim});
-    v = b.reshape(v, {batch, kv_heads, 1, seq, head_dim});
+    k = b.reshape(k, {batch, kv_heads, 1, total, head_dim});
+    v = b.reshape(v, {batch, kv_heads, 1, total, head_dim});
     if (mask != kNoValue) {
       const Shape m = b.shape(mask);
       if (m.size() != 4) throw CompileError("attention '" + prefix + "': the mask must be rank 4");

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "models/common/init.h"
+#include "models/common/kv_cache.h"
 #include "models/common/linear.h"
 
 namespace meshtest::models {
@@ -41,10 +42,13 @@ struct AttentionSpec {
   ValueId rope_sin = kNoValue;
 };
 
-// x: [B, S, H]. additive_mask: kNoValue, or broadcastable to [B, heads, S, S]
-// with a size-1 head dim (e.g. [B,1,1,S] padding or [1,1,S,S] causal).
+// x: [B, S, H]. additive_mask: kNoValue, or broadcastable to [B, heads, S, T]
+// with a size-1 head dim (e.g. [B,1,1,S] padding or [1,1,S,S] causal), T =
+// P + S with `past` K/V of P positions ([B, kv_heads, P, head_dim], after
+// RoPE; none: P = 0), which the new keys and values extend. `present`, when
+// given, receives the keys and values attended over ([B, kv_heads, T, head_dim]).
 // Returns the output projection [B, S, H] (before residual and norm).
 ValueId multi_head_self_attention(LayerContext& ctx, const std::string& prefix, ValueId x, ValueId additive_mask,
-                                  const AttentionSpec& spec);
+                                  const AttentionSpec& spec, const LayerKv& past = {}, LayerKv* present = nullptr);
 
 }  // namespace meshtest::models

@@ -26,4 +26,20 @@ sdk::Inputs causal_lm_inputs(std::string_view variant, SequenceDims dims, int64_
   return inputs;
 }
 
+sdk::Inputs decode_step_inputs(std::string_view variant, SequenceDims dims, int64_t token_low, int64_t token_high,
+                               DType dtype) {
+  sdk::Inputs inputs;
+  inputs["input_ids"] = random_int({dims.batch, 1}, input_seed(variant, "decode_input_ids"), token_low, token_high);
+  inputs["attention_mask"] =
+      float_input(Tensor::from_f32({1, 1, 1, dims.seq + 1}, std::vector<float>(static_cast<size_t>(dims.seq + 1), 0.0f)),
+                  dtype);
+  return inputs;
+}
+
+sdk::Inputs phase_inputs(std::string_view variant, sdk::LmPhase phase, SequenceDims dims, int64_t token_low,
+                         int64_t token_high, DType dtype) {
+  return phase == sdk::LmPhase::Decode ? decode_step_inputs(variant, dims, token_low, token_high, dtype)
+                                       : causal_lm_inputs(variant, dims, token_low, token_high, dtype);
+}
+
 }  // namespace meshtest::models

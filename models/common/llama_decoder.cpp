@@ -25,13 +25,15 @@ DecoderConfig gqa_decoder_config(int64_t layers, int64_t hidden, int64_t heads, 
 }
 
 sdk::Model build_llama_style_decoder(std::string_view variant, const DecoderConfig& config, DType dtype,
-                                     SequenceDims dims, int64_t layers, const SubBlock& feed_forward) {
+                                     sdk::LmPhase phase, PhaseTokens tokens, int64_t batch, int64_t layers,
+                                     const SubBlock& feed_forward) {
   GraphBuilder b{std::string(variant)};
   LayerContext ctx{b, std::string(variant), dtype};
-  const ValueId input_ids = b.input("input_ids", DType::I64, {dims.batch, dims.seq});
-  const ValueId mask = b.input("attention_mask", dtype, {1, 1, dims.seq, dims.seq});
-  const ValueId cos = b.input("rope_cos", dtype, {dims.seq, config.head_dim});
-  const ValueId sin = b.input("rope_sin", dtype, {dims.seq, config.head_dim});
+  const ValueId input_ids = b.input("input_ids", DType::I64, {batch, tokens.tokens});
+  const ValueId mask = b.input("attention_mask", dtype, {1, 1, tokens.tokens, tokens.total()});
+  const ValueId cos = b.input("rope_cos", dtype, {tokens.tokens, config.head_dim});
+  const ValueId sin = b.input("rope_sin", dtype, {tokens.tokens, config.head_dim});
+  KvCache cache(b, phase, batch, config.kv_heads, tokens, config.head_dim, dtype);
   const Initializer w_init = init::normal(0.0, config.init_std);
   const ValueId embed = ctx.weight("model.embed_tokens.weight", {config.vocab, config.hidden}, w_init);
   ValueId x = b.op(OpKind::Embedding, {input_ids, embed});
@@ -47,23 +49,31 @@ sdk::Model build_llama_style_decoder(std::string_view variant, const DecoderConf
   attn.init = {w_init, std::nullopt};
   attn.rope_cos = cos;
   attn.rope_sin = sin;
+  int64_t l = 0;
   const PreNormLayerSpec layer{{NormKind::RmsNorm, config.rms_eps}, "input_layernorm", "post_attention_layernorm",
                                [&](LayerContext& c, const std::string& p, ValueId h) {
-                                 return multi_head_self_attention(c, join_name(p, "self_attn"), h, mask, attn);
+                                 LayerKv present;
+                                 const ValueId out = multi_head_self_attention(c, join_name(p, "self_attn"), h, mask,
+                                                                               attn, cache.past(l), &present);
+                                 cache.keep(l, present);
+                                 return out;
                                },
                                feed_forward};
-  for (int64_t l = 0; l < layers; ++l) x = pre_norm_layer(ctx, "model.layers." + std::to_string(l), x, layer);
+  for (; l < layers; ++l) x = pre_norm_layer(ctx, "model.layers." + std::to_string(l), x, layer);
   x = norm(ctx, "model.norm", x, layer.norm);
   const ValueId logits = config.tied_embeddings ? b.linear(x, embed)
                                                 : linear(ctx, "lm_head", x, config.vocab, {w_init, std::nullopt});
   b.output("logits", logits);
+  cache.output_all();
   return finish_model(b, variant);
 }
 
-sdk::Inputs llama_style_inputs(std::string_view variant, const DecoderConfig& config, DType dtype, SequenceDims dims) {
+sdk::Inputs llama_style_inputs(std::string_view variant, const DecoderConfig& config, DType dtype, sdk::LmPhase phase,
+                               SequenceDims dims) {
   // Token ids avoid the special tokens at the top of the Llama 3 vocabulary.
-  sdk::Inputs inputs = causal_lm_inputs(variant, dims, 0, config.vocab * 31 / 32, dtype);
-  RopeTables tables = rope_tables(config.rope, dims.seq, dtype);
+  sdk::Inputs inputs = phase_inputs(variant, phase, dims, 0, config.vocab * 31 / 32, dtype);
+  const bool decode = phase == sdk::LmPhase::Decode;  // one token at position seq
+  RopeTables tables = rope_tables(config.rope, decode ? 1 : dims.seq, dtype, decode ? dims.seq : 0);
   inputs["rope_cos"] = std::move(tables.cos);
   inputs["rope_sin"] = std::move(tables.sin);
   return inputs;

@@ -6,7 +6,10 @@
 //
 // Inputs: "input_ids" i64 [B,S], "attention_mask" [1,1,S,S] causal (see
 // causal_lm.h), "rope_cos" / "rope_sin" [S, head_dim] (rotary.h).
-// Output "logits" [B, S, vocab].
+// Output "logits" [B, S, vocab]. Prefill adds the KV cache outputs; decode
+// takes input_ids [B,1], attention_mask [1,1,1,S+1], rope tables of position
+// S [1, head_dim] and the past K/V, and outputs logits [B,1,vocab] and the
+// grown cache (kv_cache.h).
 #pragma once
 
 #include <span>
@@ -16,6 +19,7 @@
 
 #include "discovery/loader_sdk.h"
 #include "models/common/causal_lm.h"
+#include "models/common/kv_cache.h"
 #include "models/common/load_options.h"
 #include "models/common/parallelism.h"
 #include "models/common/rotary.h"
@@ -44,9 +48,11 @@ DecoderConfig gqa_decoder_config(int64_t layers, int64_t hidden, int64_t heads, 
 
 // `feed_forward` gets the layer prefix (model.layers.N) and the normed input.
 sdk::Model build_llama_style_decoder(std::string_view variant, const DecoderConfig& config, DType dtype,
-                                     SequenceDims dims, int64_t layers, const SubBlock& feed_forward);
+                                     sdk::LmPhase phase, PhaseTokens tokens, int64_t batch, int64_t layers,
+                                     const SubBlock& feed_forward);
 
-sdk::Inputs llama_style_inputs(std::string_view variant, const DecoderConfig& config, DType dtype, SequenceDims dims);
+sdk::Inputs llama_style_inputs(std::string_view variant, const DecoderConfig& config, DType dtype, sdk::LmPhase phase,
+                               SequenceDims dims);
 
 // Column-parallel q/k/v, row-parallel o_proj, vocabulary-split embeddings
 // and lm_head; `extra` rules (the feed-forward's) are tried first.
@@ -72,15 +78,18 @@ class LlamaStyleLoader : public TableLoader<Config> {
     const DecoderConfig d = decoder(c);
     const int64_t layers =
         option_in_range(options.num_layers, d.layers, 1, d.layers, "num_layers", this->loader_name());
-    return build_llama_style_decoder(c.name, d, model_dtype(options, this->loader_name()), dims(options), layers,
-                                     [&](LayerContext& ctx, const std::string& prefix, ValueId h) {
+    const SequenceDims sd = dims(options);
+    const PhaseTokens tokens = phase_tokens(options.phase, sd, limits_.max_positions, this->loader_name());
+    return build_llama_style_decoder(c.name, d, model_dtype(options, this->loader_name()), options.phase, tokens,
+                                     sd.batch, layers, [&](LayerContext& ctx, const std::string& prefix, ValueId h) {
                                        return feed_forward(c, d, ctx, prefix, h);
                                      });
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
     const Config& c = this->config(variant);
-    return llama_style_inputs(c.name, decoder(c), model_dtype(options, this->loader_name()), dims(options));
+    return llama_style_inputs(c.name, decoder(c), model_dtype(options, this->loader_name()), options.phase,
+                              dims(options));
   }
 
   std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {

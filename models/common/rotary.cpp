@@ -24,7 +24,7 @@ double scaled_frequency(double freq, const Llama3RopeScaling& s) {
 
 }  // namespace
 
-RopeTables rope_tables(const RopeConfig& config, int64_t seq, DType dtype) {
+RopeTables rope_tables(const RopeConfig& config, int64_t seq, DType dtype, int64_t first) {
   const int64_t d = config.head_dim;
   if (d <= 0 || d % 2 != 0) throw Error("rope: head_dim must be even and positive");
   std::vector<double> inv_freq(static_cast<size_t>(d / 2));
@@ -36,7 +36,7 @@ RopeTables rope_tables(const RopeConfig& config, int64_t seq, DType dtype) {
   std::vector<float> sin(cos.size());
   for (int64_t s = 0; s < seq; ++s) {
     for (int64_t i = 0; i < d; ++i) {
-      const double angle = static_cast<double>(s) * inv_freq[static_cast<size_t>(i % (d / 2))];
+      const double angle = static_cast<double>(first + s) * inv_freq[static_cast<size_t>(i % (d / 2))];
       cos[static_cast<size_t>(s * d + i)] = static_cast<float>(std::cos(angle));
       sin[static_cast<size_t>(s * d + i)] = static_cast<float>(std::sin(angle));
     }

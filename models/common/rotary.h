@@ -25,13 +25,13 @@ struct RopeConfig {
   std::optional<Llama3RopeScaling> scaling;
 };
 
-// cos and sin of position * inv_freq for positions 0..seq-1, each [seq,
-// head_dim] (the frequencies repeated for both halves), in `dtype`.
+// cos and sin of position * inv_freq for positions first..first+seq-1, each
+// [seq, head_dim] (the frequencies repeated for both halves), in `dtype`.
 struct RopeTables {
   Tensor cos;
   Tensor sin;
 };
-RopeTables rope_tables(const RopeConfig& config, int64_t seq, DType dtype);
+RopeTables rope_tables(const RopeConfig& config, int64_t seq, DType dtype, int64_t first = 0);
 
 // x [B, heads, S, head_dim] * cos + rotate_half(x) * sin; cos/sin [S, head_dim].
 ValueId apply_rotary(GraphBuilder& b, ValueId x, ValueId cos, ValueId sin);

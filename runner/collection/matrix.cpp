@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "config/arch_names.h"
 #include "config/arch_overrides.h"
@@ -18,6 +19,73 @@ const std::vector<Parallelism>& supported_parallelisms() {
 const std::vector<RunMode>& supported_run_modes() {
   static const std::vector<RunMode> v = {RunMode::Inference, RunMode::Training};
   return v;
+}
+
+const std::vector<Parallelism>& lm_strategies() {
+  static const std::vector<Parallelism> v = {Parallelism::SingleDevice, Parallelism::DataParallel,
+                                             Parallelism::TensorParallel, Parallelism::Fsdp,
+                                             Parallelism::DataTensorParallel};
+  return v;
+}
+
+const std::vector<int64_t>& lm_sequence_lengths() {
+  static const std::vector<int64_t> v = {32, 128};
+  return v;
+}
+
+const std::vector<int64_t>& lm_batch_sizes() {
+  static const std::vector<int64_t> v = {1};
+  return v;
+}
+
+namespace {
+
+// "seq128" -> 128 (positive, at most 7 digits); nullopt otherwise.
+std::optional<int64_t> number_after(std::string_view text, std::string_view prefix) {
+  if (text.substr(0, prefix.size()) != prefix) return std::nullopt;
+  const std::string_view digits = text.substr(prefix.size());
+  if (digits.empty() || digits.size() > 7) return std::nullopt;
+  int64_t n = 0;
+  for (char ch : digits) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    n = n * 10 + (ch - '0');
+  }
+  return n > 0 ? std::optional<int64_t>(n) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<LmIdTail> parse_lm_id_tail(std::string_view tail) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t dash = tail.find('-', start);
+    parts.push_back(tail.substr(start, dash == std::string_view::npos ? std::string_view::npos : dash - start));
+    if (dash == std::string_view::npos) break;
+    start = dash + 1;
+  }
+  if (parts.size() != 4) return std::nullopt;
+  LmIdTail out{};
+  bool known = false;
+  for (Parallelism p : lm_strategies()) {
+    if (parts[0] == parallelism_name(p)) {
+      out.parallelism = p;
+      known = true;
+    }
+  }
+  if (!known) return std::nullopt;
+  if (parts[1] == "prefill") {
+    out.axes.phase = sdk::LmPhase::Prefill;
+  } else if (parts[1] == "decode") {
+    out.axes.phase = sdk::LmPhase::Decode;
+  } else {
+    return std::nullopt;
+  }
+  const std::optional<int64_t> seq = number_after(parts[2], "seq");
+  const std::optional<int64_t> batch = number_after(parts[3], "batch");
+  if (!seq || !batch) return std::nullopt;
+  out.axes.seq_len = *seq;
+  out.axes.batch_size = *batch;
+  return out;
 }
 
 namespace {
@@ -39,7 +107,7 @@ void add_with_underscores(std::vector<std::string>& markers, const std::string& 
 // tensor_parallel is offered for variants whose loader defines a mesh (cheap:
 // no model is built); a mesh that does not fit an arch is a skip at run time.
 bool offers(Parallelism p, const discovery::DiscoveredLoader& loader, const sdk::ModelInfo& info) {
-  if (p != Parallelism::TensorParallel) return true;
+  if (p != Parallelism::TensorParallel && p != Parallelism::DataTensorParallel) return true;
   if (!loader.loader) return false;  // nothing to ask (a matrix built from infos alone)
   try {
     return loader.loader->mesh_config(info.variant, 2).has_value();
@@ -76,8 +144,12 @@ std::string schedule_marker(const TestCase& c) {
 
 std::vector<std::string> markers_for(const TestCase& c) {
   const config::TestEntry& e = c.expectation;
-  std::vector<std::string> m = {std::string(run_mode_name(c.run_mode)), std::string(parallelism_name(c.parallelism)),
+  std::vector<std::string> m = {c.lm ? std::string(lm_phase_name(c.lm->phase)) : std::string(run_mode_name(c.run_mode)),
+                                std::string(parallelism_name(c.parallelism)),
                                 std::string(config::status_marker(e.status))};
+  if (c.lm && (c.parallelism == Parallelism::TensorParallel || c.parallelism == Parallelism::DataTensorParallel)) {
+    m.push_back("megatron");
+  }
   if (!c.info.group.empty()) m.push_back(c.info.group);
   m.push_back(schedule_marker(c));
   const auto& archs = e.supported_archs.empty() ? config::default_supported_archs() : e.supported_archs;
@@ -90,6 +162,56 @@ std::vector<std::string> markers_for(const TestCase& c) {
   return m;
 }
 
+namespace {
+
+TestCase loader_case(const discovery::DiscoveredLoader& loader, const sdk::ModelInfo& info, Parallelism p,
+                     RunMode mode, std::optional<LmAxes> lm, const config::TestConfig& config,
+                     const MatrixOptions& options) {
+  TestCase c;
+  c.loader = &loader;
+  c.loader_dir = loader.dir;
+  c.info = info;
+  c.parallelism = p;
+  c.run_mode = mode;
+  c.lm = lm;
+  c.id = lm ? make_lm_test_id(loader.dir, info.variant, p, *lm) : make_test_id(loader.dir, info.variant, p, mode);
+  if (const config::TestEntry* e = config.find(c.id)) {
+    c.expectation = e->arch_overrides.empty() ? *e : config::resolve_for_arch(*e, options.arch);
+  }
+  c.markers = markers_for(c);
+  return c;
+}
+
+// The LLM matrix of one causal-LM variant: the default axes, then the other
+// ones its YAML entries name.
+std::vector<TestCase> lm_cases(const discovery::DiscoveredLoader& loader, const sdk::ModelInfo& info,
+                               const config::TestConfig& config, const MatrixOptions& options) {
+  std::vector<TestCase> cases;
+  std::set<std::string> ids;
+  auto add = [&](Parallelism p, const LmAxes& axes) {
+    TestCase c = loader_case(loader, info, p, RunMode::Inference, axes, config, options);
+    if (ids.insert(c.id).second) cases.push_back(std::move(c));
+  };
+  for (Parallelism p : lm_strategies()) {
+    if (!offers(p, loader, info)) continue;
+    for (sdk::LmPhase phase : {sdk::LmPhase::Prefill, sdk::LmPhase::Decode}) {
+      for (int64_t seq : lm_sequence_lengths()) {
+        for (int64_t batch : lm_batch_sizes()) add(p, {phase, seq, batch});
+      }
+    }
+  }
+  std::string prefix = loader.dir + "-";
+  if (!info.variant.empty()) prefix += info.variant + "-";
+  for (auto it = config.entries.lower_bound(prefix); it != config.entries.end() && it->first.rfind(prefix, 0) == 0;
+       ++it) {
+    const std::optional<LmIdTail> tail = parse_lm_id_tail(std::string_view(it->first).substr(prefix.size()));
+    if (tail && offers(tail->parallelism, loader, info)) add(tail->parallelism, tail->axes);
+  }
+  return cases;
+}
+
+}  // namespace
+
 std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const config::TestConfig& config,
                                    const MatrixOptions& options) {
   std::vector<TestCase> cases;
@@ -98,19 +220,11 @@ std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const 
       for (Parallelism p : supported_parallelisms()) {
         if (!offers(p, loader, info)) continue;
         for (RunMode mode : supported_run_modes()) {
-          TestCase c;
-          c.loader = &loader;
-          c.loader_dir = loader.dir;
-          c.info = info;
-          c.parallelism = p;
-          c.run_mode = mode;
-          c.id = make_test_id(loader.dir, info.variant, p, mode);
-          if (const config::TestEntry* e = config.find(c.id)) {
-            c.expectation = e->arch_overrides.empty() ? *e : config::resolve_for_arch(*e, options.arch);
-          }
-          c.markers = markers_for(c);
-          cases.push_back(std::move(c));
+          cases.push_back(loader_case(loader, info, p, mode, std::nullopt, config, options));
         }
+      }
+      if (info.task == kCausalLmTask) {
+        for (TestCase& c : lm_cases(loader, info, config, options)) cases.push_back(std::move(c));
       }
     }
   }

@@ -18,6 +18,23 @@ namespace meshtest::runner {
 const std::vector<Parallelism>& supported_parallelisms();
 const std::vector<RunMode>& supported_run_modes();
 
+// The LLM matrix (README "Selecting tests"): for every variant whose task is
+// nlp_causal_lm, besides its inference and training cases, one inference
+// case per strategy x phase (prefill, decode) x sequence length x batch size;
+// an LLM id in the YAML with other sequence lengths or batch sizes adds its case.
+inline constexpr const char* kCausalLmTask = "nlp_causal_lm";
+const std::vector<Parallelism>& lm_strategies();
+const std::vector<int64_t>& lm_sequence_lengths();  // 32, 128
+const std::vector<int64_t>& lm_batch_sizes();       // 1
+
+// The axes an LLM id names after "<dir>-<variant>-" (e.g.
+// "fsdp-decode-seq128-batch4"), or nullopt when it is not one.
+struct LmIdTail {
+  Parallelism parallelism;
+  LmAxes axes;
+};
+std::optional<LmIdTail> parse_lm_id_tail(std::string_view tail);
+
 // The arch a run targets unless it names one (--arch).
 inline constexpr const char* kDefaultArch = "n150";
 
@@ -29,7 +46,9 @@ std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const 
                                    const MatrixOptions& options = {});
 
 // Markers of DESIGN.md §3 for a case whose id, info and expectation are set:
-// run mode, parallelism, status, group, schedule (YAML markers `weekly` or
+// run mode (an LLM-matrix case: its phase, prefill or decode, instead of
+// inference; `megatron` too for tensor_parallel and data_tensor_parallel),
+// parallelism, status, group, schedule (YAML markers `weekly` or
 // `nightly`, else weekly for the generality group and nightly otherwise), supported archs ('-' also as '_'), bring-up status,
 // flaky, YAML markers ('-' also as '_'). Sorted, unique.
 std::vector<std::string> markers_for(const TestCase& test_case);

@@ -11,6 +11,7 @@
 #include "comparators/metrics.h"
 #include "core/error.h"
 #include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/decode_steps.h"
 #include "runner/pipeline/host_memory.h"
 #include "runner/pipeline/inference_steps.h"
 #include "runner/pipeline/input_file.h"
@@ -87,7 +88,8 @@ void record_numeric_settings(const TestCase& c, const PipelineOptions& options, 
   r.math_fidelity = std::string(compiler::math_fidelity_name(compile.math_fidelity));
   r.optimization_level = compile.optimization_level;
   const sdk::LoadOptions load = model_load_options(
-      c, c.run_mode == RunMode::Training ? training_load_options(c.expectation) : sdk::LoadOptions{}, options.arch);
+      c, c.run_mode == RunMode::Training ? training_load_options(c.expectation) : inference_load_options(c),
+      options.arch);
   r.batch_size = load.batch_size.value_or(0);
   r.sequence_length = load.seq_len.value_or(0);
 }
@@ -140,6 +142,15 @@ std::string finish_op_golden(OpGolden& op_golden, const OpGoldenPlan& plan, cons
   return plan.check ? "op-level golden: a device op is past its per-op thresholds (" + first->op + ")" : "";
 }
 
+// The mesh the case's strategy asks for on `arch` ("1x1": one chip or none
+// there), so a case that fails before compiling still records it.
+std::string planned_mesh_text(const TestCase& c, const runtime::ArchProfile& arch) {
+  if (c.parallelism == Parallelism::SingleDevice || c.loader == nullptr || arch.chips < 2) return "1x1";
+  std::string why;
+  const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
+  return layout ? layout->mesh.text() : "1x1";
+}
+
 }  // namespace
 
 CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
@@ -155,7 +166,7 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   r.parallelism = c.loader_error.empty() ? std::string(parallelism_name(c.parallelism)) : "";
   r.run_mode = c.loader_error.empty() ? std::string(run_mode_name(c.run_mode)) : "";
   r.arch = options.chip.arch;
-  r.mesh = c.parallelism == Parallelism::DataParallel ? options.arch.mesh_text() : "1x1";
+  r.mesh = planned_mesh_text(c, options.arch);
   r.markers = c.markers;
   r.status = std::string(config::status_name(c.expectation.status));
   r.reason = c.expectation.reason;
@@ -209,7 +220,9 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
   if (const std::optional<std::string> why = parallel_skip_reason(c, options.arch)) return not_run("", *why);
 
   const std::unique_ptr<RunModeSteps> steps =
-      c.run_mode == RunMode::Training ? training_steps(c, options) : inference_steps(options);
+      c.run_mode == RunMode::Training ? training_steps(c, options)
+      : c.lm && c.lm->phase == sdk::LmPhase::Decode ? decode_steps(c, options)
+                                                     : inference_steps(c, options);
   r.execution_pass = steps->execution_pass();  // kept whatever happens below
   const comparators::ComparisonConfig comparison = comparison_for(c.expectation);
   reset_peak_rss();
@@ -241,6 +254,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       ParallelPlan parallel = prepare_parallel(c, loaded.model, loaded.inputs, options.arch);
       if (!parallel.skip_reason.empty()) return not_run("", parallel.skip_reason);
       loaded.sharding = std::move(parallel.sharding);
+      steps->inputs_prepared(loaded);
     }
     const bool compile_only = options.compile.compile_only;
     if (steps->golden_first() && !compile_only) golden(loaded);
@@ -263,6 +277,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     std::string op_failure;
     {
       PhaseClock clock(r.seconds.execute);
+      steps->before_execute();
       if (op_plan.enabled() &&
           !compiled.backend->observe_ops(*compiled.executable,
                                          [&op_golden](const backend::OpExecution& e) { op_golden.observe(e); })) {

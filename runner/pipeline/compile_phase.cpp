@@ -128,7 +128,25 @@ int64_t batch_of(const Graph& graph) {
   return 1;
 }
 
+// The target's backend, with the compile cache when `cache`.
+std::unique_ptr<backend::Backend> backend_for(const CompileSettings& settings, const CompileTarget& target, bool cache) {
+  const std::string cache_dir =
+      cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "";
+  return backend::builtin_backends().create(target.backend, {target.chip, target.chips, cache_dir});
+}
+
 }  // namespace
+
+CompiledCase compile_graph(const Graph& graph, const config::TestEntry& entry, const CompileSettings& settings,
+                           const CompileTarget& target) {
+  backend::CompileRequest request;
+  request.options = resolve_compile_options(settings, entry);
+  request.options.sharding = target.sharding;
+  CompiledCase out;
+  out.backend = backend_for(settings, target, settings.use_cache);
+  out.executable = out.backend->compile(graph, request);
+  return out;
+}
 
 compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry) {
   compiler::CompileOptions o;  // its defaults apply where neither says
@@ -174,11 +192,8 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
     request.dump = [&sink](std::string_view stage, const std::string& text) { sink.add(std::string(stage), text); };
   }
   // Dumps are wanted exactly when the passes must run, so the cache is bypassed then.
-  const bool cache = settings.use_cache && !dumping;
   CompiledCase out;
-  const std::string cache_dir =
-      cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "";
-  out.backend = backend::builtin_backends().create(target.backend, {chip, target.chips, cache_dir});
+  out.backend = backend_for(settings, target, settings.use_cache && !dumping);
   try {
     out.executable = out.backend->compile(graph, request);
   } catch (const std::exception& e) {

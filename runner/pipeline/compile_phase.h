@@ -52,6 +52,12 @@ struct CompileTarget {
 CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
                           const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record);
 
+// Compiles `graph` for `target` with the case's options and nothing else
+// (no record, dumps or filechecks): a program a case runs on the way, such
+// as a decode case's prefill.
+CompiledCase compile_graph(const Graph& graph, const config::TestEntry& entry, const CompileSettings& settings,
+                           const CompileTarget& target);
+
 // Fills the record's execution figures from what the backend measured:
 // peak DRAM (per chip and the highest), L1 per core, ops, mesh traffic, leaks.
 void record_execution_stats(const backend::MemoryStats& stats, const runtime::ChipSpec& chip,

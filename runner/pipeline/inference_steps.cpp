@@ -13,50 +13,48 @@ std::vector<std::string> output_names(const Graph& graph) {
   return names;
 }
 
-class InferenceSteps : public RunModeSteps {
- public:
-  explicit InferenceSteps(bool compile_only) : compile_only_(compile_only) {}
-
-  std::string execution_pass() const override { return ""; }
-  sdk::LoadOptions load_options() const override { return {}; }
-  // --compile-only keeps lazy weights lazy: nothing executes them.
-  void model_loaded(sdk::Model& model) override {
-    if (!compile_only_) model.graph.materialize_weights();
-  }
-  bool golden_first() const override { return true; }
-  void run_golden(LoadedCase& loaded) override { golden_ = runtime::run_reference(loaded.model.graph, loaded.inputs); }
-  const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
-  std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {
-    return loaded.sharding;
-  }
-  std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const override { return loaded.inputs; }
-  void check_device_outputs(const std::vector<Tensor>&) const override {}  // compare checks the count
-
-  CaseVerdict compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
-                      const comparators::ComparisonConfig& config) override {
-    const comparators::Verdict verdict =
-        comparators::compare_outputs(output_names(loaded.model.graph), device, golden_, config);
-    CaseVerdict v = summary_of(verdict);
-    for (const comparators::OutputMetrics& m : verdict.outputs) {
-      v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "output", m.norm_ratio});
-    }
-    return v;
-  }
-
-  SavedTensors tensors_to_save(const LoadedCase& loaded, const std::vector<Tensor>& device) const override {
-    const std::vector<std::string> names = output_names(loaded.model.graph);
-    return {{"golden", named_tensors(names, golden_)}, {"device", named_tensors(names, device)}};
-  }
-
- private:
-  bool compile_only_;
-  std::vector<Tensor> golden_;
-};
-
 }  // namespace
 
-std::unique_ptr<RunModeSteps> inference_steps(const PipelineOptions& options) {
-  return std::make_unique<InferenceSteps>(options.compile.compile_only);
+sdk::LoadOptions inference_load_options(const TestCase& c) {
+  sdk::LoadOptions o;
+  if (c.lm) {
+    o.phase = c.lm->phase;
+    o.seq_len = c.lm->seq_len;
+    o.batch_size = c.lm->batch_size;
+  } else {
+    o.seq_len = c.expectation.seq_len;
+    o.batch_size = c.expectation.batch_size;
+  }
+  return o;
+}
+
+InferenceSteps::InferenceSteps(const TestCase& test_case, bool compile_only)
+    : compile_only_(compile_only), load_options_(inference_load_options(test_case)) {}
+
+void InferenceSteps::model_loaded(sdk::Model& model) {
+  if (!compile_only_) model.graph.materialize_weights();
+}
+
+void InferenceSteps::run_golden(LoadedCase& loaded) { golden_ = runtime::run_reference(loaded.model.graph, loaded.inputs); }
+
+CaseVerdict InferenceSteps::compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
+                                    const comparators::ComparisonConfig& config) {
+  const comparators::Verdict verdict =
+      comparators::compare_outputs(output_names(loaded.model.graph), device, golden_, config);
+  CaseVerdict v = summary_of(verdict);
+  for (const comparators::OutputMetrics& m : verdict.outputs) {
+    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "output", m.norm_ratio});
+  }
+  return v;
+}
+
+SavedTensors InferenceSteps::tensors_to_save(const LoadedCase& loaded, const std::vector<Tensor>& device) const {
+  const std::vector<std::string> names = output_names(loaded.model.graph);
+  return {{"golden", named_tensors(names, golden_)}, {"device", named_tensors(names, device)}};
+}
+
+std::unique_ptr<RunModeSteps> inference_steps(const TestCase& test_case, const PipelineOptions& options) {
+  return std::make_unique<InferenceSteps>(test_case, options.compile.compile_only);
 }
 
 }  // namespace meshtest::runner

@@ -1,6 +1,8 @@
 // The inference run mode of the one case pipeline: the golden is the CPU
 // reference of the model's forward pass (run before compiling), the device
-// compiles the model itself, and every graph output is compared.
+// compiles the model itself, and every graph output is compared. An
+// LLM-matrix prefill case is one of these (its model also outputs the KV
+// cache); a decode case extends it (decode_steps.h).
 #pragma once
 
 #include <memory>
@@ -10,6 +12,37 @@
 
 namespace meshtest::runner {
 
-std::unique_ptr<RunModeSteps> inference_steps(const PipelineOptions& options);
+// The load options of an inference case: an LLM-matrix case's phase,
+// seq_len and batch_size from its id; otherwise the YAML entry's seq_len and
+// batch_size (unset: the loader's defaults).
+sdk::LoadOptions inference_load_options(const TestCase& test_case);
+
+class InferenceSteps : public RunModeSteps {
+ public:
+  InferenceSteps(const TestCase& test_case, bool compile_only);
+
+  std::string execution_pass() const override { return ""; }
+  sdk::LoadOptions load_options() const override { return load_options_; }
+  // --compile-only keeps lazy weights lazy: nothing executes them.
+  void model_loaded(sdk::Model& model) override;
+  bool golden_first() const override { return true; }
+  void run_golden(LoadedCase& loaded) override;
+  const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
+  std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {
+    return loaded.sharding;
+  }
+  std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const override { return loaded.inputs; }
+  void check_device_outputs(const std::vector<Tensor>&) const override {}  // compare checks the count
+  CaseVerdict compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
+                      const comparators::ComparisonConfig& config) override;
+  SavedTensors tensors_to_save(const LoadedCase& loaded, const std::vector<Tensor>& device) const override;
+
+ protected:
+  bool compile_only_;
+  sdk::LoadOptions load_options_;
+  std::vector<Tensor> golden_;
+};
+
+std::unique_ptr<RunModeSteps> inference_steps(const TestCase& test_case, const PipelineOptions& options);
 
 }  // namespace meshtest::runner

@@ -13,6 +13,18 @@ Mesh data_parallel_mesh(const runtime::ArchProfile& arch) {
   return {arch.mesh_shape, {"rows", "cols"}};
 }
 
+StrategyMesh data_parallel_layout(const runtime::ArchProfile& arch) {
+  Mesh mesh = data_parallel_mesh(arch);
+  std::vector<std::string> axes = mesh.axis_names;
+  return {std::move(mesh), std::move(axes), arch.chips};
+}
+
+bool is_past_input(const std::string& name) { return name.rfind(sdk::kPastKeyValuesPrefix, 0) == 0; }
+
+bool splits_batch(Parallelism p) {
+  return p == Parallelism::DataParallel || p == Parallelism::Fsdp || p == Parallelism::DataTensorParallel;
+}
+
 std::optional<sdk::MeshConfig> loader_mesh(const TestCase& c, int chips, std::string& error) {
   try {
     return c.loader->loader->mesh_config(c.info.variant, chips);
@@ -36,19 +48,50 @@ std::optional<std::string> parallel_skip_reason(const TestCase& c, const runtime
   if (arch.chips < 2) {
     return name + " needs a mesh of at least 2 chips; arch " + arch.name + " has " + std::to_string(arch.chips);
   }
-  if (c.parallelism == Parallelism::TensorParallel && c.loader != nullptr) {
-    std::string error;
-    const std::optional<sdk::MeshConfig> mesh = loader_mesh(c, arch.chips, error);
-    if (!mesh) {
-      return error.empty() ? "the loader gives no mesh config for tensor_parallel"
-                           : "no tensor_parallel mesh for " + std::to_string(arch.chips) + " chips: " + error;
-    }
-    if (product(mesh->shape) > arch.chips) {
-      return "tensor_parallel needs " + std::to_string(product(mesh->shape)) + " chips; arch " + arch.name + " has " +
+  const bool loader_mesh_strategy =
+      c.parallelism == Parallelism::TensorParallel || c.parallelism == Parallelism::DataTensorParallel;
+  if (loader_mesh_strategy && c.loader != nullptr) {
+    std::string why;
+    const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
+    if (!layout) return why;
+    if (product(layout->mesh.shape) > arch.chips) {
+      return name + " needs " + std::to_string(product(layout->mesh.shape)) + " chips; arch " + arch.name + " has " +
              std::to_string(arch.chips);
     }
   }
   return std::nullopt;
+}
+
+std::optional<StrategyMesh> strategy_mesh(const TestCase& c, const runtime::ArchProfile& arch, std::string& why) {
+  if (c.parallelism == Parallelism::SingleDevice) return std::nullopt;
+  if (c.parallelism == Parallelism::DataParallel || c.parallelism == Parallelism::Fsdp) {
+    return data_parallel_layout(arch);
+  }
+  const std::string name(parallelism_name(c.parallelism));
+  std::string error;
+  std::optional<sdk::MeshConfig> mesh = loader_mesh(c, arch.chips, error);
+  if (!mesh) {
+    why = error.empty() ? "the loader gives no mesh config for " + name
+                        : "no " + name + " mesh for " + std::to_string(arch.chips) + " chips: " + error;
+    return std::nullopt;
+  }
+  if (c.parallelism == Parallelism::TensorParallel) return StrategyMesh{{mesh->shape, mesh->axis_names}, {}, 1};
+  // data x model: the loader's rows if it has some, else its mesh for half the chips, rows doubled.
+  if (mesh->shape.size() == 2 && mesh->shape[0] < 2 && arch.chips % 2 == 0) {
+    std::optional<sdk::MeshConfig> half = loader_mesh(c, arch.chips / 2, error);
+    if (half && half->shape.size() == 2) {
+      mesh = half;
+      mesh->shape[0] *= 2;
+    }
+  }
+  if (mesh->shape.size() != 2 || mesh->shape[0] < 2 || mesh->shape[1] < 2) {
+    why = name + " needs a 2-D mesh of at least 2 data rows and 2 model columns; the loader's mesh for " +
+          std::to_string(arch.chips) + " chips gives none";
+    return std::nullopt;
+  }
+  const int64_t rows = mesh->shape[0];
+  std::vector<std::string> data_axes = {mesh->axis_names[0]};
+  return StrategyMesh{{mesh->shape, mesh->axis_names}, std::move(data_axes), rows};
 }
 
 sdk::LoadOptions data_parallel_load_options(const sdk::LoadOptions& base, const runtime::ArchProfile& arch) {
@@ -76,12 +119,17 @@ Tensor repeat_interleave(const Tensor& t, int64_t n) {
 }
 
 DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& base, const runtime::ArchProfile& arch) {
+  return data_parallel_inputs(graph, base, data_parallel_layout(arch));
+}
+
+DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& base, const StrategyMesh& layout) {
   auto request = std::make_shared<compiler::ShardingRequest>();
-  request->mesh = data_parallel_mesh(arch);
-  const int64_t n = arch.chips;
+  request->mesh = layout.mesh;
+  const int64_t n = layout.ways;
   DataParallelInputs out;
   for (const Param* p : graph.inputs()) {
     const auto it = base.find(p->name);
+    if (it == base.end() && is_past_input(p->name)) continue;  // the decode step's cache, joined later
     if (it == base.end()) throw Error("data_parallel: the loader gives no input '" + p->name + "'");
     const Shape& want = graph.type(p->value).shape;
     const Shape& have = it->second.shape();
@@ -92,7 +140,7 @@ DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& b
     } else if (!have.empty() && want == repeated) {
       out.inputs[p->name] = repeat_interleave(it->second, n);
       compiler::NamedPartitionSpec spec(want.size());
-      spec[0] = request->mesh.axis_names;
+      spec[0] = layout.data_axes;
       request->specs[p->name] = spec;
     } else {
       throw Error("data_parallel: input '" + p->name + "' is " + shape_to_string(have) + " at the base batch but " +
@@ -106,35 +154,59 @@ DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& b
   return out;
 }
 
-std::shared_ptr<const compiler::ShardingRequest> tensor_parallel_sharding(const TestCase& c, const sdk::Model& model,
-                                                                          const runtime::ArchProfile& arch) {
-  std::string error;
-  const std::optional<sdk::MeshConfig> mesh = loader_mesh(c, arch.chips, error);
-  if (!mesh) throw Error("tensor_parallel: the loader gives no mesh config" + (error.empty() ? "" : ": " + error));
-  const std::optional<sdk::ShardSpec> spec = c.loader->loader->shard_spec(c.info.variant, model);
-  if (!spec) return nullptr;
-  auto request = std::make_shared<compiler::ShardingRequest>();
-  request->mesh = {mesh->shape, mesh->axis_names};
-  for (const auto& [name, partition] : *spec) request->specs[name] = partition;
-  return request;
+namespace {
+
+// fsdp: every weight of rank >= 2 whose dim 0 the chips divide, split on dim 0 over every axis.
+void add_fsdp_weight_specs(const Graph& graph, const StrategyMesh& layout, compiler::ShardingRequest& request) {
+  const int64_t chips = product(layout.mesh.shape);
+  for (const Param* p : graph.weights()) {
+    const Shape& shape = graph.type(p->value).shape;
+    if (shape.size() < 2 || shape[0] % chips != 0) continue;
+    compiler::NamedPartitionSpec spec(shape.size());
+    spec[0] = layout.mesh.axis_names;
+    request.specs[p->name] = spec;
+  }
 }
+
+}  // namespace
 
 ParallelPlan prepare_parallel(const TestCase& c, const sdk::Model& model, sdk::Inputs& inputs,
                               const runtime::ArchProfile& arch) {
   ParallelPlan plan;
-  if (c.parallelism == Parallelism::DataParallel) {
-    DataParallelInputs dp = data_parallel_inputs(model.graph, inputs, arch);
+  if (c.parallelism == Parallelism::SingleDevice) return plan;
+  std::string why;
+  const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
+  if (!layout) throw Error(why);
+  std::shared_ptr<compiler::ShardingRequest> request;
+  if (splits_batch(c.parallelism)) {
+    DataParallelInputs dp = data_parallel_inputs(model.graph, inputs, *layout);
     inputs = std::move(dp.inputs);
-    plan.sharding = std::move(dp.sharding);
-  } else if (c.parallelism == Parallelism::TensorParallel) {
-    plan.sharding = tensor_parallel_sharding(c, model, arch);
-    if (!plan.sharding) plan.skip_reason = "tensor_parallel: the loader gives a mesh config but no shard spec";
+    request = std::make_shared<compiler::ShardingRequest>(*dp.sharding);
+  } else {
+    request = std::make_shared<compiler::ShardingRequest>();
+    request->mesh = layout->mesh;
   }
+  if (c.parallelism == Parallelism::Fsdp) add_fsdp_weight_specs(model.graph, *layout, *request);
+  if (c.parallelism == Parallelism::TensorParallel || c.parallelism == Parallelism::DataTensorParallel) {
+    const std::optional<sdk::ShardSpec> spec = c.loader->loader->shard_spec(c.info.variant, model);
+    if (!spec) {
+      plan.skip_reason = std::string(parallelism_name(c.parallelism)) + ": the loader gives a mesh config but no shard spec";
+      return plan;
+    }
+    for (const auto& [name, partition] : *spec) request->specs[name] = partition;
+  }
+  plan.sharding = std::move(request);
   return plan;
 }
 
 sdk::LoadOptions model_load_options(const TestCase& c, const sdk::LoadOptions& base, const runtime::ArchProfile& arch) {
-  return c.parallelism == Parallelism::DataParallel ? data_parallel_load_options(base, arch) : base;
+  if (!splits_batch(c.parallelism) || arch.chips < 2) return base;
+  std::string why;
+  const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
+  if (!layout) return base;
+  sdk::LoadOptions o = base;
+  o.batch_size = base.batch_size.value_or(1) * layout->ways;
+  return o;
 }
 
 }  // namespace meshtest::runner

@@ -61,6 +61,12 @@ class RunModeSteps {
   virtual sdk::LoadOptions load_options() const = 0;
   // Right after load_model, still in that phase.
   virtual void model_loaded(sdk::Model& model) = 0;
+  // Once the inputs are loaded and laid out for the case's strategy (load
+  // phase): a decode case loads its prefill here and joins the cache's layout.
+  virtual void inputs_prepared(LoadedCase& /*loaded*/) {}
+  // At the start of the execute phase: a decode case runs its prefill on the
+  // device for the cache the device is fed.
+  virtual void before_execute() {}
   // Whether the golden runs before compiling (else after, before executing).
   virtual bool golden_first() const = 0;
   // The CPU reference of everything compare will judge.

@@ -49,6 +49,21 @@ TEST(ZooCli, CollectListsEveryFamilyAndVariant) {
   EXPECT_EQ(native_cases, 33u) << r.output;
 }
 
+// The LLM matrix (README "The LLM matrix") is what these keywords find, for
+// every causal-LM family, and nothing else.
+TEST(ZooCli, CollectFindsTheLlmMatrixByPhaseAndStrategy) {
+  const Result r = run_meshtest("collect -q -k \"prefill or decode or fsdp or megatron\"");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* id : {"llama/causal_lm/native-llama_tiny-tensor_parallel-decode-seq128-batch1",
+                         "mixtral/causal_lm/native-mixtral_tiny-fsdp-prefill-seq32-batch1",
+                         "gpt2/causal_lm/native-gpt2_tiny-data_tensor_parallel-decode-seq32-batch1",
+                         "llama/causal_lm/native-llama_3_2_1b-single_device-decode-seq128-batch32"}) {
+    EXPECT_NE(r.output.find(id), std::string::npos) << id;
+  }
+  EXPECT_EQ(r.output.find("-inference"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("bert"), std::string::npos) << r.output;
+}
+
 TEST(ZooCli, EveryTinyVariantPassesSingleDeviceInference) {
   std::string ids;
   for (const char* id : kTinyIds) ids += std::string(" ") + id;

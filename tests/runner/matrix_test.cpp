@@ -127,5 +127,77 @@ TEST(Matrix, ExcludedModelsAreDeselectedEvenByExactId) {
   EXPECT_EQ(s.deselected, cases.size());
 }
 
+// The LLM matrix: a causal LM's variant gets strategy x phase x seq x batch
+// cases besides its inference/training ones; other tasks get none.
+discovery::Discovery llm_zoo() {
+  discovery::Discovery d = zoo();
+  discovery::DiscoveredLoader gpt2;
+  gpt2.dir = "gpt2/causal_lm/native";
+  gpt2.variants = {{"gpt2", "gpt2_tiny", "priority", kCausalLmTask}};
+  d.loaders.push_back(gpt2);
+  return d;
+}
+
+const std::string kGpt2Decode = "gpt2/causal_lm/native-gpt2_tiny-fsdp-decode-seq128-batch1";
+
+TEST(LlmMatrix, IdsCarryStrategyPhaseSequenceAndBatch) {
+  EXPECT_EQ(make_lm_test_id("llama/causal_lm/native", "llama_tiny", Parallelism::TensorParallel,
+                            {sdk::LmPhase::Decode, 32, 1}),
+            "llama/causal_lm/native-llama_tiny-tensor_parallel-decode-seq32-batch1");
+  const std::optional<LmIdTail> tail = parse_lm_id_tail("data_tensor_parallel-prefill-seq256-batch4");
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(tail->parallelism, Parallelism::DataTensorParallel);
+  EXPECT_EQ(tail->axes.phase, sdk::LmPhase::Prefill);
+  EXPECT_EQ(tail->axes.seq_len, 256);
+  EXPECT_EQ(tail->axes.batch_size, 4);
+  EXPECT_FALSE(parse_lm_id_tail("tensor_parallel-inference"));
+  EXPECT_FALSE(parse_lm_id_tail("fsdp-decode-seq0-batch1"));
+  EXPECT_FALSE(parse_lm_id_tail("fsdp-decode-seqx-batch1"));
+}
+
+TEST(LlmMatrix, CausalLmsGetEveryStrategyPhaseAndSequenceLength) {
+  const auto cases = build_matrix(llm_zoo(), {});
+  size_t lm = 0;
+  for (const TestCase& c : cases) {
+    if (!c.lm) continue;
+    ++lm;
+    EXPECT_EQ(c.loader_dir, "gpt2/causal_lm/native") << c.id;  // resnet and bert are not causal LMs
+  }
+  // No loader object to ask for a mesh: the strategies that need one are not offered.
+  EXPECT_EQ(lm, 3 * 2 * lm_sequence_lengths().size() * lm_batch_sizes().size());
+  EXPECT_EQ(find(cases, kGpt2Decode).markers,
+            (std::vector<std::string>{"decode", "fsdp", "n150", "nightly", "p150", "priority", "unspecified"}));
+  // The ordinary ids stay as they were.
+  find(cases, "gpt2/causal_lm/native-gpt2_tiny-single_device-inference");
+  find(cases, "gpt2/causal_lm/native-gpt2_tiny-single_device-training");
+}
+
+TEST(LlmMatrix, KeywordAndMarkerSelection) {
+  const auto cases = build_matrix(llm_zoo(), {});
+  const Selection k = select_cases(cases, {"prefill or decode or fsdp or megatron", "", {}});
+  size_t lm = 0;
+  for (const TestCase& c : cases) lm += c.lm ? 1 : 0;
+  EXPECT_EQ(k.selected.size(), lm);
+  const Selection m = select_cases(cases, {"seq128", "decode and fsdp", {}});
+  ASSERT_EQ(m.selected.size(), 1u);
+  EXPECT_EQ(m.selected[0]->id, kGpt2Decode);
+  // The PR selection's `inference` marker leaves the LLM matrix out.
+  const Selection pr = select_cases(cases, {"", "single_device and inference", {}});
+  for (const TestCase* c : pr.selected) EXPECT_FALSE(c->lm) << c->id;
+}
+
+TEST(LlmMatrix, YamlEntriesAddAxesAndSetExpectations) {
+  const auto cases = build_matrix(llm_zoo(), config_from(R"(test_config:
+  gpt2/causal_lm/native-gpt2_tiny-single_device-decode-seq512-batch4: {status: EXPECTED_PASSING}
+  gpt2/causal_lm/native-gpt2_tiny-fsdp-decode-seq128-batch1: {status: KNOWN_FAILURE_XFAIL, reason: r}
+)"));
+  const TestCase& extra = find(cases, "gpt2/causal_lm/native-gpt2_tiny-single_device-decode-seq512-batch4");
+  ASSERT_TRUE(extra.lm);
+  EXPECT_EQ(extra.lm->seq_len, 512);
+  EXPECT_EQ(extra.lm->batch_size, 4);
+  EXPECT_EQ(extra.expectation.status, config::TestStatus::ExpectedPassing);
+  EXPECT_EQ(find(cases, kGpt2Decode).expectation.status, config::TestStatus::KnownFailureXfail);
+}
+
 }  // namespace
 }  // namespace meshtest::runner

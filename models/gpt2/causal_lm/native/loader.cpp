@@ -8,7 +8,9 @@
 // residual projections (attn.c_proj, mlp.c_proj) N(0, 0.02/sqrt(2L)), with
 // trained-looking biases, norm parameters and query/key weights (models/common/init.h).
 // Inputs: see models/common/causal_lm.h. Output "logits" [B,S,50257].
-// Options: batch_size (1), seq_len (128, at most 1024), num_layers.
+// Options: batch_size (1), seq_len (128, at most 1024; decode: 1023), num_layers,
+// phase (prefill / decode with a KV cache: models/common/kv_cache.h; decode's
+// position embedding is row seq_len of wpe).
 #include <cmath>
 #include <string>
 
@@ -16,6 +18,7 @@
 #include "models/common/attention.h"
 #include "models/common/causal_lm.h"
 #include "models/common/init.h"
+#include "models/common/kv_cache.h"
 #include "models/common/layer_norm.h"
 #include "models/common/load_options.h"
 #include "models/common/mlp.h"
@@ -61,12 +64,14 @@ class Gpt2Loader final : public TableLoader<Gpt2Config> {
     GraphBuilder b(c.name);
     LayerContext ctx{b, c.name, dtype};
 
-    const ValueId input_ids = b.input("input_ids", DType::I64, {dims.batch, dims.seq});
-    const ValueId mask = b.input("attention_mask", dtype, {1, 1, dims.seq, dims.seq});
+    const PhaseTokens tokens = phase_tokens(options.phase, dims, kMaxPositions, kLoader);
+    const ValueId input_ids = b.input("input_ids", DType::I64, {dims.batch, tokens.tokens});
+    const ValueId mask = b.input("attention_mask", dtype, {1, 1, tokens.tokens, tokens.total()});
+    KvCache cache(b, options.phase, dims.batch, c.heads, tokens, c.hidden / c.heads, dtype);
     const ValueId wte = ctx.weight("transformer.wte.weight", {kVocab, c.hidden}, init::normal(0.0, kInitStd));
     const ValueId wpe =
         ctx.weight("transformer.wpe.weight", {kMaxPositions, c.hidden}, init::normal(0.0, kInitStd));
-    ValueId x = b.add(b.op(OpKind::Embedding, {input_ids, wte}), b.slice(wpe, 0, 0, dims.seq));
+    ValueId x = b.add(b.op(OpKind::Embedding, {input_ids, wte}), b.slice(wpe, 0, tokens.past, tokens.total()));
 
     const LinearInit hf_init{init::normal(0.0, kInitStd), init::bias(kInitStd)};
     const Initializer residual_init = init::normal(0.0, kInitStd / std::sqrt(2.0 * static_cast<double>(c.layers)));
@@ -85,23 +90,29 @@ class Gpt2Loader final : public TableLoader<Gpt2Config> {
     ffn.init = hf_init;
     ffn.down_weight = residual_init;
     ffn.conv1d = true;
+    int64_t l = 0;
     PreNormLayerSpec layer{{NormKind::LayerNorm, kEps}, "ln_1", "ln_2",
                            [&](LayerContext& lc, const std::string& p, ValueId h) {
-                             return multi_head_self_attention(lc, join_name(p, "attn"), h, mask, attn);
+                             LayerKv present;
+                             const ValueId out =
+                                 multi_head_self_attention(lc, join_name(p, "attn"), h, mask, attn, cache.past(l), &present);
+                             cache.keep(l, present);
+                             return out;
                            },
                            [&](LayerContext& lc, const std::string& p, ValueId h) {
                              return mlp(lc, join_name(p, "mlp"), h, ffn);
                            }};
-    for (int64_t l = 0; l < layers; ++l) x = pre_norm_layer(ctx, "transformer.h." + std::to_string(l), x, layer);
+    for (; l < layers; ++l) x = pre_norm_layer(ctx, "transformer.h." + std::to_string(l), x, layer);
     x = layer_norm(ctx, "transformer.ln_f", x, kEps);
     b.output("logits", b.linear(x, wte));  // lm_head tied to wte
+    cache.output_all();
     return finish_model(b, c.name);
   }
 
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
     const Gpt2Config& c = config(variant);
-    return causal_lm_inputs(c.name, sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader), 0, kVocab,
-                            model_dtype(options, kLoader));
+    return phase_inputs(c.name, options.phase, sequence_dims(options, kDefaultSeqLen, kMaxPositions, kLoader), 0,
+                        kVocab, model_dtype(options, kLoader));
   }
 
   std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {

@@ -16,7 +16,8 @@
 //                 out-of-memory result and fits tensor_parallel on n300-llmbox.
 // vocab 128256, rms eps 1e-5, HF init N(0, 0.02) for every weight but the
 // trained-looking RMSNorm weights and query/key (models/common/init.h).
-// Options: batch_size (1), seq_len (128, at most 131072), num_layers.
+// Options: batch_size (1), seq_len (128, at most 131072), num_layers, phase
+// (prefill / decode with a KV cache, models/common/kv_cache.h).
 #include <string>
 
 #include "models/common/init.h"

@@ -8,7 +8,8 @@
 //   mixtral_tiny   L=2,  H=128,  4 heads / 2 kv,  I=256
 // vocab 32000, rms eps 1e-5, HF init N(0, 0.02) for every weight but the
 // trained-looking RMSNorm weights and query/key (models/common/init.h).
-// Options: batch_size (1), seq_len (128, at most 32768), num_layers.
+// Options: batch_size (1), seq_len (128, at most 32768), num_layers, phase
+// (prefill / decode with a KV cache, models/common/kv_cache.h).
 #include <string>
 
 #include "models/common/init.h"

@@ -1,0 +1,112 @@
+// Decode steps: the prefill's cache fed to the decode step on the CPU golden
+// and on the device (decode_steps.h).
+#include "runner/pipeline/decode_steps.h"
+
+#include <set>
+
+#include "core/error.h"
+#include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/inference_steps.h"
+#include "runner/pipeline/parallel_setup.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string past_for(const std::string& present) {
+  return sdk::kPastKeyValuesPrefix + present.substr(std::string(sdk::kPresentPrefix).size());
+}
+
+std::map<std::string, Tensor> with_cache(std::map<std::string, Tensor> inputs, const sdk::Inputs& cache) {
+  for (const auto& [name, t] : cache) inputs[name] = t;
+  return inputs;
+}
+
+class DecodeSteps : public InferenceSteps {
+ public:
+  DecodeSteps(const TestCase& c, const PipelineOptions& options)
+      : InferenceSteps(c, options.compile.compile_only), case_(c), options_(options) {}
+
+  void inputs_prepared(LoadedCase& loaded) override {
+    sdk::LoadOptions prefill_options = load_options_;
+    prefill_options.phase = sdk::LmPhase::Prefill;
+    prefill_.model = case_.loader->loader->load_model(case_.info.variant,
+                                                      model_load_options(case_, prefill_options, options_.arch));
+    if (!compile_only_) prefill_.model.graph.materialize_weights();
+    prefill_.inputs = case_.loader->loader->load_inputs(case_.info.variant, prefill_options);
+    ParallelPlan plan = prepare_parallel(case_, prefill_.model, prefill_.inputs, options_.arch);
+    prefill_.sharding = std::move(plan.sharding);
+    check_cache_inputs(loaded.model.graph);
+    if (loaded.sharding) loaded.sharding = decode_sharding(*loaded.sharding, prefill_.model.graph, *prefill_.sharding);
+  }
+
+  void run_golden(LoadedCase& loaded) override {
+    golden_cache_ = cache_inputs(prefill_.model.graph, runtime::run_reference(prefill_.model.graph, prefill_.inputs));
+    golden_ = runtime::run_reference(loaded.model.graph, with_cache(loaded.inputs, golden_cache_));
+  }
+
+  void before_execute() override {
+    const CompileTarget target{options_.backend, options_.chip, options_.arch.chips, prefill_.sharding, false};
+    CompiledCase prefill = compile_graph(prefill_.model.graph, case_.expectation, options_.compile, target);
+    backend::MemoryStats stats;
+    device_cache_ = cache_inputs(prefill_.model.graph, prefill.backend->execute(*prefill.executable, prefill_.inputs, stats));
+  }
+
+  std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const override {
+    return with_cache(loaded.inputs, device_cache_);
+  }
+
+ private:
+  // Every past input of the decode graph has its prefill output.
+  void check_cache_inputs(const Graph& decode) const {
+    std::set<std::string> present;
+    for (const GraphOutput& o : prefill_.model.graph.outputs) present.insert(o.name);
+    for (const Param* p : decode.inputs()) {
+      if (!starts_with(p->name, sdk::kPastKeyValuesPrefix)) continue;
+      const std::string want = sdk::kPresentPrefix + p->name.substr(std::string(sdk::kPastKeyValuesPrefix).size());
+      if (!present.count(want)) {
+        throw Error("decode: input '" + p->name + "' has no prefill output '" + want + "'");
+      }
+    }
+  }
+
+  const TestCase& case_;
+  const PipelineOptions& options_;
+  LoadedCase prefill_;
+  sdk::Inputs golden_cache_;
+  sdk::Inputs device_cache_;
+};
+
+}  // namespace
+
+std::shared_ptr<const compiler::ShardingRequest> decode_sharding(const compiler::ShardingRequest& decode,
+                                                                 const Graph& prefill,
+                                                                 const compiler::ShardingRequest& prefill_request) {
+  auto merged = std::make_shared<compiler::ShardingRequest>(decode);
+  for (const auto& [output, spec] : compiler::output_partition_specs(prefill, prefill_request)) {
+    if (starts_with(output, sdk::kPresentPrefix)) merged->specs[past_for(output)] = spec;
+  }
+  return merged;
+}
+
+sdk::Inputs cache_inputs(const Graph& prefill, const std::vector<Tensor>& prefill_outputs) {
+  if (prefill_outputs.size() != prefill.outputs.size()) {
+    throw RuntimeError("prefill: " + std::to_string(prefill_outputs.size()) + " outputs for the graph's " +
+                       std::to_string(prefill.outputs.size()));
+  }
+  sdk::Inputs cache;
+  for (size_t i = 0; i < prefill.outputs.size(); ++i) {
+    const std::string& name = prefill.outputs[i].name;
+    if (starts_with(name, sdk::kPresentPrefix)) cache[past_for(name)] = prefill_outputs[i];
+  }
+  return cache;
+}
+
+std::unique_ptr<RunModeSteps> decode_steps(const TestCase& test_case, const PipelineOptions& options) {
+  return std::make_unique<DecodeSteps>(test_case, options);
+}
+
+}  // namespace meshtest::runner
