@@ -13,7 +13,9 @@ namespace {
 class Propagation {
  public:
   Propagation(const Graph& global, const ShardingRequest& request, ShardingPlan& plan)
-      : global_(global), request_(request), cx_(global, request.mesh, plan) {}
+      : global_(global), request_(request), cx_(global, request.mesh, plan), is_weight_(global.values.size(), false) {
+    for (const Param& p : global.params) is_weight_[static_cast<size_t>(p.value)] = p.kind == ParamKind::Weight;
+  }
 
   Graph run() {
     Graph& out = cx_.local_graph();
@@ -93,11 +95,29 @@ class Propagation {
     std::string why;
     if (const ShardingRule* rule = sharding_rules().find(op.kind)) {
       result = (*rule)(cx_, op, in, why);
+      // A weight stored split (FSDP) over axes its op cannot use with the
+      // other operands' splits: gathered at its use, as FSDP does, so the
+      // activations keep their split (the batch) instead of every operand
+      // being gathered; in training each weight gradient is then a partial
+      // sum over the batch that leaves in its weight's split (reduce_scatter).
+      std::string retry_why;
+      if (!result && gather_split_weights(op, in)) result = (*rule)(cx_, op, in, retry_why);
     } else {
       why = "no sharding rule for " + std::string(op_name(op.kind));
     }
     if (!result) result = replicated_fallback(index, op, in, why);
     cx_.local(op.output) = std::move(*result);
+  }
+
+  // Gathers the operands of `op` that are split weight parameters; whether any was.
+  bool gather_split_weights(const Op& op, std::vector<Local>& in) {
+    bool gathered = false;
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      if (!is_weight_[static_cast<size_t>(op.inputs[k])] || in[k].sharding.is_replicated()) continue;
+      in[k] = cx_.gather(in[k]);
+      gathered = true;
+    }
+    return gathered;
   }
 
   // Gathers every split operand and runs the op replicated.
@@ -116,6 +136,7 @@ class Propagation {
   const Graph& global_;
   const ShardingRequest& request_;
   ShardContext cx_;
+  std::vector<bool> is_weight_;  // global value -> a weight parameter
 };
 
 }  // namespace

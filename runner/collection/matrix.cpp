@@ -224,6 +224,9 @@ std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const 
         }
       }
       if (info.task == kCausalLmTask) {
+        // Training stays one phase; its FSDP case (weights split over the
+        // data axes, each gradient reduce-scattered back into its weight's split).
+        cases.push_back(loader_case(loader, info, Parallelism::Fsdp, RunMode::Training, std::nullopt, config, options));
         for (TestCase& c : lm_cases(loader, info, config, options)) cases.push_back(std::move(c));
       }
     }

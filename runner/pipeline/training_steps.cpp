@@ -32,17 +32,18 @@ const GraphOutput& training_output(const Graph& graph, const std::string& name) 
 
 // The forward case's sharding request plus the upstream gradient's split.
 // Data parallel: split with the batch, like the inputs (each chip holds its
-// own samples' gradient). Tensor parallel: the split the forward graph's
-// differentiated output gets (e.g. a vocabulary-split logits), so backward
-// starts where forward ended without gathering; and every weight's gradient
-// is asked to leave in its weight's split.
+// own samples' gradient). Tensor parallel and FSDP: the split the forward
+// graph's differentiated output gets (e.g. a vocabulary-split logits, or the
+// batch), so backward starts where forward ended without gathering; and every
+// weight's gradient is asked to leave in its weight's split (under FSDP a
+// partial sum over the batch: one reduce_scatter per weight).
 std::shared_ptr<const compiler::ShardingRequest> training_sharding(
     Parallelism parallelism, std::shared_ptr<const compiler::ShardingRequest> forward, const Graph& graph,
     const std::string& output, const runtime::ArchProfile& arch) {
   if (forward == nullptr) return forward;
   auto request = std::make_shared<compiler::ShardingRequest>(*forward);
   compiler::NamedPartitionSpec& seed = request->specs[compiler::kSeedGradientInput];
-  if (parallelism == Parallelism::TensorParallel) {
+  if (parallelism == Parallelism::TensorParallel || parallelism == Parallelism::Fsdp) {
     seed = compiler::output_partition_spec(graph, *forward, output);
     // Each weight's gradient leaves the chips in its weight's split.
     for (const auto& [name, spec] : forward->specs) {

@@ -47,14 +47,26 @@ TEST_F(MeshCli, DataParallelOnLlmboxUsesTheArchMesh) {
   EXPECT_NE(r.output.find("== 1 passed"), std::string::npos) << r.output;
 }
 
-TEST_F(MeshCli, TrainingRunsDataAndTensorParallel) {
+TEST_F(MeshCli, TrainingRunsDataAndTensorParallelAndFsdp) {
   const auto r = run("run --arch n300 -k 'llama_tiny and training and not single_device'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("PASSED   pcc="), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("llama_tiny-data_parallel-training"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("llama_tiny-tensor_parallel-training"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("llama_tiny-fsdp-training"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("mesh 1x2: "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("== 2 passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("== 3 passed"), std::string::npos) << r.output;
+  // FSDP gathers each weight at its use and keeps the batch split: no fallback.
+  EXPECT_EQ(r.output.find("sharding fallbacks"), std::string::npos) << r.output;
+}
+
+// FSDP training's weight gradients leave in their weights' split as one
+// reduce_scatter each: the collective that reduces one chip short breaks it.
+TEST_F(MeshCli, FsdpTrainingReduceScattersItsGradients) {
+  const auto r = run("run --arch n300 llama/causal_lm/native-llama_tiny-fsdp-training",
+                     "MESHTEST_MUTANT=reduce_scatter_one_chip_short");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("INCORRECT_RESULT in phase compare: gradient of "), std::string::npos) << r.output;
 }
 
 TEST_F(MeshCli, WrongVjpRuleFailsDataParallelTrainingNamingTheParameter) {

@@ -177,7 +177,8 @@ TEST(LlmMatrix, KeywordAndMarkerSelection) {
   const Selection k = select_cases(cases, {"prefill or decode or fsdp or megatron", "", {}});
   size_t lm = 0;
   for (const TestCase& c : cases) lm += c.lm ? 1 : 0;
-  EXPECT_EQ(k.selected.size(), lm);
+  EXPECT_EQ(k.selected.size(), lm + 1);  // and the one FSDP training case
+  EXPECT_EQ(select_cases(cases, {"fsdp and training", "", {}}).selected.size(), 1u);
   const Selection m = select_cases(cases, {"seq128", "decode and fsdp", {}});
   ASSERT_EQ(m.selected.size(), 1u);
   EXPECT_EQ(m.selected[0]->id, kGpt2Decode);
