@@ -62,6 +62,15 @@ bool close(double d, double g, double rtol, double atol) { return std::fabs(d - 
 
 }  // namespace
 
+double max_abs(const Tensor& t) {
+  double m = 0.0;
+  for (float v : t.to_f32_vector()) {
+    if (std::isnan(v)) return NAN;
+    m = std::max(m, static_cast<double>(std::fabs(v)));
+  }
+  return m;
+}
+
 double max_bf16_ulp_error(const Tensor& device, const Tensor& reference) {
   if (device.shape() != reference.shape() || device.dtype() != DType::F32 || reference.dtype() != DType::F32) {
     throw Error("max_bf16_ulp_error: needs two f32 tensors of one shape");

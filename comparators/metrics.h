@@ -73,6 +73,9 @@ struct Verdict {
 OutputMetrics compare_tensors(const std::string& name, const Tensor& device, const Tensor& golden,
                               const ComparisonConfig& config);
 
+// Largest |element| (NaN if any element is NaN, so no check can pass on it).
+double max_abs(const Tensor& t);
+
 // The largest elementwise error of a bf16 result in units of bf16's last
 // place (ulp): max |device - reference| / ulp(max(|reference|, floor)), where
 // ulp(v) = 2^(floor(log2 v) - 7) (bf16 keeps 8 significant bits) and floor =

@@ -29,16 +29,6 @@ std::string parameter_failure(const std::string& what, const std::string& name, 
   return what + " of " + name + ": " + (failure.rfind(prefix, 0) == 0 ? failure.substr(prefix.size()) : failure);
 }
 
-// Largest |element| (NaN if any element is NaN, so no check can pass on it).
-double max_abs(const Tensor& t) {
-  double m = 0.0;
-  for (float v : t.to_f32_vector()) {
-    if (std::isnan(v)) return NAN;
-    m = std::max(m, static_cast<double>(std::fabs(v)));
-  }
-  return m;
-}
-
 std::string format_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);

@@ -3,7 +3,6 @@
 #include "runner/pipeline/autodiff_check.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -11,46 +10,13 @@
 
 namespace meshtest::runner {
 
-namespace {
-
-double l2(const Tensor& t) {
-  const Tensor f = t.to(DType::F32);
-  const float* p = f.data<float>();
-  double sum = 0.0;
-  for (int64_t i = 0; i < f.numel(); ++i) sum += static_cast<double>(p[i]) * p[i];
-  return std::sqrt(sum);
-}
-
-double max_abs(const Tensor& t) {
-  const Tensor f = t.to(DType::F32);
-  const float* p = f.data<float>();
-  double m = 0.0;
-  for (int64_t i = 0; i < f.numel(); ++i) m = std::max(m, std::fabs(static_cast<double>(p[i])));
-  return m;
-}
-
-double l2_difference(const Tensor& a, const Tensor& b) {
-  const Tensor fa = a.to(DType::F32);
-  const Tensor fb = b.to(DType::F32);
-  const float* pa = fa.data<float>();
-  const float* pb = fb.data<float>();
-  double sum = 0.0;
-  for (int64_t i = 0; i < fa.numel(); ++i) {
-    const double d = static_cast<double>(pa[i]) - pb[i];
-    sum += d * d;
-  }
-  return std::sqrt(sum);
-}
-
-}  // namespace
-
 AutodiffCheck check_autodiff_graph(const compiler::TrainingGraph& training, const runtime::NamedTensors& feeds,
                                    const comparators::TrainingTensors& golden, double max_rel_l2) {
   const std::vector<Tensor> outputs = runtime::run_reference(training.graph, feeds);
   std::map<std::string, const Tensor*> autodiff;
   for (size_t i = 0; i < training.with_gradient.size(); ++i) autodiff[training.with_gradient[i]] = &outputs.at(1 + i);
   double scale = 0.0;  // the model's largest golden gradient element
-  for (const Tensor& g : golden.gradients) scale = std::max(scale, max_abs(g));
+  for (const Tensor& g : golden.gradients) scale = std::max(scale, comparators::max_abs(g));
   AutodiffCheck check;
   for (size_t i = 0; i < golden.with_gradient.size(); ++i) {
     const std::string& name = golden.with_gradient[i];
@@ -66,10 +32,10 @@ AutodiffCheck check_autodiff_graph(const compiler::TrainingGraph& training, cons
       throw RuntimeError("autodiff check: gradient of " + name + " is " + shape_to_string(it->second->shape()) +
                          " in the compiler's backward graph, " + shape_to_string(g.shape()) + " in the golden");
     }
-    if (max_abs(g) <= comparators::kVanishingGradient * scale) {
+    if (comparators::max_abs(g) <= comparators::kVanishingGradient * scale) {
       // Zero in exact arithmetic (an attention key bias): what is left is f32
       // rounding, so it is held to the model's scale, as comparators do.
-      if (!(max_abs(*it->second) <= comparators::kVanishingGradientDevice * scale)) {
+      if (!(comparators::max_abs(*it->second) <= comparators::kVanishingGradientDevice * scale)) {
         check.passed = false;
         check.message = "autodiff check: gradient of " + name + " vanishes in the reference's backward, not in the "
                         "compiler's backward graph run on the CPU reference; a VJP rule is wrong";
@@ -77,7 +43,7 @@ AutodiffCheck check_autodiff_graph(const compiler::TrainingGraph& training, cons
       }
       continue;
     }
-    const double rel = l2_difference(*it->second, g) / l2(g);
+    const double rel = comparators::compare_tensors(name, *it->second, g, {}).rel_l2;
     if (!(rel <= check.worst_rel_l2)) {
       check.worst_rel_l2 = rel;
       check.worst = name;
