@@ -16,6 +16,11 @@ namespace {
 // (maskz: GCC 12 warns that the unmasked form reads an undefined register.)
 inline vf lane_sqrt(vf v) { return as<vf>(_mm512_maskz_sqrt_ps(0xffff, as<__m512>(v))); }
 
+inline bool any_lane(vi mask) {
+  const __m512i m = as<__m512i>(mask);
+  return _mm512_test_epi32_mask(m, m) != 0;
+}
+
 // vcvtne2ps2bf16 rounds to nearest even and quiets NaN like f32_to_bf16 but
 // flushes denormal inputs to zero: a group of 32 holding one (exponent bits 0,
 // mantissa not) goes through the integer lanes instead.

@@ -24,8 +24,10 @@ inline To as(const From& from) {
 
 inline vf splat(float c) { return vf{} + c; }
 
-// Correctly rounded square root per lane (defined by the includer).
+// Correctly rounded square root per lane, and whether any lane of a
+// comparison result is set (both defined by the includer).
 inline vf lane_sqrt(vf v);
+inline bool any_lane(vi mask);
 
 inline vu lane_iota() { return vu{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}; }
 
@@ -98,21 +100,26 @@ inline vf standard_normal(vu h) {
   p = p * c + -0.00417768164f;
   p = p * c + 0.246640727f;
   p = p * c + 1.50140941f;
-  const vf t = lane_sqrt(w) - 3.0f;
-  vf q = splat(-0.000200214257f);
-  q = q * t + 0.000100950558f;
-  q = q * t + 0.00134934322f;
-  q = q * t + -0.00367342844f;
-  q = q * t + 0.00573950773f;
-  q = q * t + -0.0076224613f;
-  q = q * t + 0.00943887047f;
-  q = q * t + 1.00167406f;
-  q = q * t + 2.83297682f;
-  const vf erfinv = (w < 5.0f ? p : q) * x;
+  // The tail branch (|x| > 0.9966: 0.34% of lanes) only where a lane needs it.
+  const vi tail = w >= 5.0f;
+  if (any_lane(tail)) {
+    const vf t = lane_sqrt(w) - 3.0f;
+    vf q = splat(-0.000200214257f);
+    q = q * t + 0.000100950558f;
+    q = q * t + 0.00134934322f;
+    q = q * t + -0.00367342844f;
+    q = q * t + 0.00573950773f;
+    q = q * t + -0.0076224613f;
+    q = q * t + 0.00943887047f;
+    q = q * t + 1.00167406f;
+    q = q * t + 2.83297682f;
+    p = tail ? q : p;
+  }
+  const vf erfinv = p * x;
   return erfinv * 1.41421356237309505f;
 }
 
-// f32 -> bf16 bits exactly as f32_to_bf16 (core/dtype.cpp): round to nearest
+// f32 -> bf16 bits exactly as f32_to_bf16 (core/dtype.h): round to nearest
 // even, NaN kept quiet with its sign.
 inline vh bf16_lanes(vf f) {
   const vu bits = as<vu>(f);

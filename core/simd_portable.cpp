@@ -16,6 +16,12 @@ inline vf lane_sqrt(vf v) {
   return r;
 }
 
+inline bool any_lane(vi mask) {
+  int32_t any = 0;
+  for (int i = 0; i < kLanes; ++i) any |= mask[i];
+  return any != 0;
+}
+
 }  // namespace
 
 const KernelTable& portable_kernels() {
