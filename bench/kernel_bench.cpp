@@ -1,5 +1,6 @@
 // Kernel figures for bench/run, each next to the anchor it is read against
-// (bench/run prints the ratios): weight generation vs memset, f32 -> bf16
+// (bench/run prints the ratios): weight generation vs memset (into a reused
+// buffer, and as a fresh tensor vs a fresh zero-filled one), f32 -> bf16
 // conversion vs memcpy, the comparators vs memcpy of the same pairs, the
 // device's bf16 GEMM vs oneDNN called directly, the golden's f32 GEMM vs
 // OpenBLAS (where libopenblas is installed). MESHTEST_BENCH_QUICK=1 shrinks
@@ -11,6 +12,7 @@
 #include <dnnl.hpp>
 
 #include "comparators/metrics.h"
+#include "core/parallel.h"
 #include "core/rng.h"
 #include "core/simd.h"
 #include "runtime/device/device_kernels.h"
@@ -34,6 +36,33 @@ void BM_Memset(benchmark::State& state) {
   Tensor t(DType::F32, {kWeightElements});
   for (auto _ : state) {
     std::memset(t.raw_data(), 1, t.nbytes());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(t.nbytes()));
+}
+
+// Anchor of a fresh tensor's generation: a fresh tensor zero-filled
+// (allocation, first-touch page faults, memset).
+void BM_FreshMemset(benchmark::State& state) {
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const Tensor t(DType::F32, {kWeightElements});
+    benchmark::DoNotOptimize(t.raw_data());
+    bytes = t.nbytes();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
+}
+
+// The generator alone: a stream written in parallel into a reused buffer (anchor: memset).
+void BM_WeightGenInto(benchmark::State& state) {
+  Tensor t(DType::F32, {kWeightElements});
+  float* out = t.data<float>();
+  uint64_t seed = 1;
+  for (auto _ : state) {
+    ++seed;
+    parallel_ranges(kWeightElements, int64_t{1} << 16, [&](int64_t begin, int64_t end) {
+      simd::fill_normal(seed, begin, end - begin, 0.0f, 0.02f, out + begin);
+    });
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(t.nbytes()));
@@ -172,6 +201,8 @@ BENCHMARK(BM_OpenBlasSgemm)->Args({2048, 2048, 2048})->Args({128, 3072, 768})->U
 #endif
 
 BENCHMARK(BM_Memset)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FreshMemset)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_WeightGenInto)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_WeightGen)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Memcpy)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_ConvertToBf16)->Unit(benchmark::kMillisecond)->UseRealTime();
