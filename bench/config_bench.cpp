@@ -3,9 +3,14 @@
 //    (load, schema checks, stale-id check against the matrix ids);
 //  - collecting 100,000 ids from a synthetic matrix (1,000 loaders x 100
 //    variants): matrix with markers, -m selection, one line per id.
+// Each has an anchor bench/run reads it against: parsing the same YAML files
+// with yaml-cpp alone, and formatting, sorting and joining 100,000 id strings.
 // Figures are printed by Google Benchmark; nothing here asserts on time.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -99,6 +104,17 @@ void BM_ValidateConfig20kEntries13Files(benchmark::State& state) {
 }
 BENCHMARK(BM_ValidateConfig20kEntries13Files)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
+// Anchor: the same files parsed by yaml-cpp, nothing checked.
+void BM_YamlParse20kEntries13Files(benchmark::State& state) {
+  const GeneratedConfig generated;
+  for (auto _ : state) {
+    for (int f = 0; f < kFiles; ++f) {
+      benchmark::DoNotOptimize(YAML::LoadFile(generated.dir() + "/file_" + std::to_string(f) + ".yaml"));
+    }
+  }
+}
+BENCHMARK(BM_YamlParse20kEntries13Files)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
 void BM_Collect100kIds(benchmark::State& state) {
   const GeneratedConfig generated;
   std::vector<config::Diagnostic> diags;
@@ -118,6 +134,18 @@ void BM_Collect100kIds(benchmark::State& state) {
   state.counters["selected"] = static_cast<double>(selected);
 }
 BENCHMARK(BM_Collect100kIds)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// Anchor: the 100,000 id strings formatted, sorted and joined one per line.
+void BM_FormatSortJoin100kIds(benchmark::State& state) {
+  for (auto _ : state) {
+    std::vector<std::string> ids = all_case_ids();
+    std::sort(ids.begin(), ids.end());
+    std::string out;
+    for (const std::string& id : ids) out += id + "\n";
+    benchmark::DoNotOptimize(out);
+  }
+}
+BENCHMARK(BM_FormatSortJoin100kIds)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/simd.h"
 
 namespace meshtest::compiler {
 
@@ -21,7 +22,7 @@ Tensor convert_for_device(const Tensor& src, DType target) {
   if (!is_floating(target) || !is_floating(src.dtype())) return src.to(target);
   const Tensor f = src.dtype() == DType::F32 ? src : src.to(DType::F32);
   const float* in = f.data<float>();
-  Tensor out(target, f.shape());
+  Tensor out = Tensor::uninitialized(target, f.shape());
   if (target == DType::BFP8_B) {
     auto* o = static_cast<uint8_t*>(out.raw_data());
     parallel_ranges(bfp8_b_block_count(f.shape()), kConvertChunk / kBfp8BlockSize,
@@ -29,7 +30,7 @@ Tensor convert_for_device(const Tensor& src, DType target) {
   } else if (target == DType::BF16) {
     uint16_t* o = out.data<uint16_t>();
     parallel_ranges(f.numel(), kConvertChunk, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) o[i] = f32_to_bf16(in[i]);
+      simd::f32_to_bf16(in + begin, o + begin, end - begin);
     });
   } else {
     std::copy(in, in + f.numel(), out.data<float>());

@@ -55,24 +55,6 @@ bool is_floating(DType dtype) {
 
 bool is_integer(DType dtype) { return !is_floating(dtype); }
 
-uint16_t f32_to_bf16(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) {  // NaN: keep sign and payload top, force quiet
-    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
-  }
-  const uint32_t lsb = (bits >> 16) & 1u;
-  bits += 0x7fffu + lsb;  // ties go to the even neighbour; overflow carries into inf
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-float bf16_to_f32(uint16_t bits) {
-  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &wide, sizeof value);
-  return value;
-}
-
 namespace {
 
 uint32_t float_bits(float v) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -30,8 +31,24 @@ bool is_integer(DType dtype);  // i32, i64, bool
 // Round-to-nearest-even on the f32 bit pattern. NaN stays NaN (quiet bit set,
 // sign kept), +-inf stays inf, values that round past the largest finite bf16
 // become inf (as IEEE rounding requires), denormals round like any other value.
-uint16_t f32_to_bf16(float value);
-float bf16_to_f32(uint16_t bits);
+// Inline: called per element in loops outside core (no call through the PLT).
+inline uint16_t f32_to_bf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) {  // NaN: keep sign and payload top, force quiet
+    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+  }
+  const uint32_t lsb = (bits >> 16) & 1u;
+  bits += 0x7fffu + lsb;  // ties go to the even neighbour; overflow carries into inf
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+inline float bf16_to_f32(uint16_t bits) {
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof value);
+  return value;
+}
 // f32 -> bf16 -> f32 in one call (the rounding the device applies).
 inline float round_to_bf16(float value) { return bf16_to_f32(f32_to_bf16(value)); }
 

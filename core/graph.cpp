@@ -54,17 +54,19 @@ Tensor materialize(const Param& param, const TensorType& type) {
   if (param.data.defined() && (param.data.numel() > 0 || shape_numel(type.shape) == 0)) return param.data;
   if (!param.init) throw Error("weight '" + param.name + "' has neither data nor an initializer");
   const Initializer& init = *param.init;
-  Tensor f;
+  // Random weights are generated in their own dtype (bf16 directly, no f32 pass).
+  const DType dtype = is_floating(type.dtype) ? type.dtype : DType::F32;
+  Tensor t;
   switch (init.dist) {
     case Initializer::Dist::Normal:
-      f = random_normal(type.shape, init.seed, static_cast<float>(init.a), static_cast<float>(init.b));
+      t = random_normal(type.shape, init.seed, static_cast<float>(init.a), static_cast<float>(init.b), dtype);
       break;
     case Initializer::Dist::Uniform:
-      f = random_uniform(type.shape, init.seed, static_cast<float>(init.a), static_cast<float>(init.b));
+      t = random_uniform(type.shape, init.seed, static_cast<float>(init.a), static_cast<float>(init.b), dtype);
       break;
-    case Initializer::Dist::Constant: f = filled(type.shape, static_cast<float>(init.a)); break;
+    case Initializer::Dist::Constant: t = filled(type.shape, static_cast<float>(init.a)); break;
   }
-  return f.to(type.dtype);
+  return t.to(type.dtype);
 }
 
 void Graph::materialize_weights() {

@@ -4,6 +4,11 @@
 #include <tbb/parallel_for.h>
 
 #include <cmath>
+#include <string>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/simd.h"
 
 namespace meshtest {
 
@@ -137,23 +142,43 @@ int64_t Rng::uniform_int(int64_t low, int64_t high) {
   return low + static_cast<int64_t>(next_u64() % (span == 0 ? 1 : span));
 }
 
-Tensor random_normal(const Shape& shape, uint64_t seed, float mean, float stddev) {
-  Tensor t(DType::F32, shape);
-  float* p = t.data<float>();
-  const Ziggurat& z = ziggurat();
-  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) p[i] = mean + stddev * static_cast<float>(z.sample(rng));
+namespace {
+
+// Elements per parallel fill task.
+constexpr int64_t kFillGrain = int64_t{1} << 16;
+
+// A float tensor of `dtype` whose element i is fill(begin = i, ...); f32 and
+// bf16 are written directly, other float dtypes encoded from f32.
+template <class Fill>
+Tensor filled_from_stream(const Shape& shape, DType dtype, Fill fill) {
+  if (dtype != DType::F32 && dtype != DType::BF16) {
+    if (!is_floating(dtype)) throw Error("random tensors are floating point, not " + std::string(dtype_name(dtype)));
+    return filled_from_stream(shape, DType::F32, fill).to(dtype);
+  }
+  Tensor t = Tensor::uninitialized(dtype, shape);
+  void* data = t.raw_data();
+  parallel_ranges(t.numel(), kFillGrain, [&](int64_t begin, int64_t end) {
+    if (dtype == DType::F32) {
+      fill(begin, end - begin, static_cast<float*>(data) + begin);
+    } else {
+      fill(begin, end - begin, static_cast<uint16_t*>(data) + begin);
+    }
   });
   return t;
 }
 
-Tensor random_uniform(const Shape& shape, uint64_t seed, float low, float high) {
-  Tensor t(DType::F32, shape);
-  float* p = t.data<float>();
-  fill_chunked(t.numel(), seed, [&](Rng& rng, int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) p[i] = low + (high - low) * static_cast<float>(rng.uniform());
+}  // namespace
+
+Tensor random_normal(const Shape& shape, uint64_t seed, float mean, float stddev, DType dtype) {
+  return filled_from_stream(shape, dtype, [&](int64_t begin, int64_t count, auto* out) {
+    simd::fill_normal(seed, begin, count, mean, stddev, out);
   });
-  return t;
+}
+
+Tensor random_uniform(const Shape& shape, uint64_t seed, float low, float high, DType dtype) {
+  return filled_from_stream(shape, dtype, [&](int64_t begin, int64_t count, auto* out) {
+    simd::fill_uniform(seed, begin, count, low, high, out);
+  });
 }
 
 Tensor random_int(const Shape& shape, uint64_t seed, int64_t low, int64_t high) {

@@ -6,8 +6,12 @@
 #include <cstring>
 #include <sstream>
 
+#include <sys/mman.h>
+
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/parallel.h"
+#include "core/simd.h"
 
 namespace meshtest {
 
@@ -40,15 +44,44 @@ std::vector<int64_t> shape_strides(const Shape& shape) {
   return strides;
 }
 
+namespace {
+
+// Large tensors are 2 MiB aligned and asked to be backed by transparent huge
+// pages: first touch then faults once per 2 MiB instead of once per 4 KiB
+// (a model's weights and activations are mostly such tensors).
+// Elements per parallel conversion task.
+constexpr int64_t kConvertGrain = int64_t{1} << 16;
+
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugePageThreshold = 2 * kHugePage;
+
+std::shared_ptr<void> allocate_storage(size_t bytes, bool zero) {
+  const size_t rounded = bytes == 0 ? 64 : ((bytes + 63) / 64) * 64;
+  const bool huge = rounded >= kHugePageThreshold;
+  const size_t size = huge ? (rounded + kHugePage - 1) / kHugePage * kHugePage : rounded;
+  void* p = std::aligned_alloc(huge ? kHugePage : 64, size);
+  if (p == nullptr) throw OutOfMemoryError("host allocation of " + std::to_string(bytes) + " bytes failed");
+#ifdef MADV_HUGEPAGE
+  if (huge) madvise(p, size, MADV_HUGEPAGE);  // a hint: no error if THP is off
+#endif
+  if (zero) std::memset(p, 0, rounded);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+}  // namespace
+
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   checked_tensor_bytes(dtype_, shape_, "host tensor");
-  const size_t bytes = nbytes();
-  const size_t rounded = ((bytes + 63) / 64) * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (p == nullptr) throw OutOfMemoryError("host allocation of " + std::to_string(bytes) + " bytes failed");
-  std::memset(p, 0, rounded == 0 ? 64 : rounded);
-  owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-  data_ = p;
+  owner_ = allocate_storage(nbytes(), true);
+  data_ = owner_.get();
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  checked_tensor_bytes(dtype, shape, "host tensor");
+  Tensor t(dtype, std::move(shape), nullptr, nullptr);
+  t.owner_ = allocate_storage(t.nbytes(), false);
+  t.data_ = t.owner_.get();
+  return t;
 }
 
 Tensor::Tensor(DType dtype, Shape shape, std::shared_ptr<void> owner, void* data)
@@ -100,6 +133,22 @@ std::vector<float> Tensor::to_f32_vector() const {
 Tensor Tensor::to(DType target) const {
   if (target == dtype_) return *this;
   const int64_t n = numel();
+  if (dtype_ == DType::F32 && target == DType::BF16) {  // the common case, vectorized and in parallel
+    Tensor out = uninitialized(target, shape_);
+    const float* in = static_cast<const float*>(data_);
+    uint16_t* o = static_cast<uint16_t*>(out.data_);
+    parallel_ranges(n, kConvertGrain, [&](int64_t begin, int64_t end) { simd::f32_to_bf16(in + begin, o + begin, end - begin); });
+    return out;
+  }
+  if (dtype_ == DType::BF16 && target == DType::F32) {
+    Tensor out = uninitialized(target, shape_);
+    const uint16_t* in = static_cast<const uint16_t*>(data_);
+    float* o = static_cast<float*>(out.data_);
+    parallel_ranges(n, kConvertGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) o[i] = bf16_to_f32(in[i]);
+    });
+    return out;
+  }
   // Decode the source into f32 (or i64 for integer-to-integer casts).
   Tensor out(target, shape_);
   if (is_integer(dtype_) && is_integer(target)) {

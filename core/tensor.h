@@ -37,6 +37,9 @@ class Tensor {
   // Wraps foreign memory (e.g. an mmap); `owner` keeps it alive.
   Tensor(DType dtype, Shape shape, std::shared_ptr<void> owner, void* data);
 
+  // Storage with unspecified contents, for producers that write every
+  // element (random fills, conversions): skips the zero-fill pass.
+  static Tensor uninitialized(DType dtype, Shape shape);
   static Tensor from_f32(Shape shape, const std::vector<float>& values);
   static Tensor from_i64(Shape shape, const std::vector<int64_t>& values);
   static Tensor scalar_f32(float value) { return from_f32({}, {value}); }

@@ -14,6 +14,7 @@
 #include "runner/cli/config_cli.h"
 #include "runner/cli/merge_command.h"
 #include "runner/cli/mutate_command.h"
+#include "runner/cli/openmp_wait_policy.h"
 #include "runner/cli/ops_command.h"
 #include "runner/cli/report_commands.h"
 #include "runner/engine/progress.h"
@@ -133,6 +134,7 @@ void add_desk_options(CLI::App* run, RunOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  meshtest::runner::ensure_passive_openmp(argv);
   CLI::App app{"meshtest: runs model test matrices on simulated accelerator meshes and checks them against a CPU "
                "reference."};
   // One statement of the exit codes, shown by `meshtest --help` and `meshtest run --help`.
@@ -144,7 +146,8 @@ int main(int argc, char** argv) {
       "interrupted; resume with --resume).";
   app.footer(exit_status);
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("meshtest ") + MESHTEST_VERSION);
+  app.set_version_flag("--version", std::string("meshtest ") + MESHTEST_VERSION + "\nOpenMP (oneDNN) wait policy: " +
+                                        meshtest::runner::openmp_wait_policy());
   bool check_args = false;
   app.add_flag("--check-args", check_args,
                "Parse the whole command line and exit: 0 when it parses, 2 with the usage error (or "

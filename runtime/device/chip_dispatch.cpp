@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/mutation.h"
 #include "core/parallel.h"
+#include "core/simd.h"
 #include "runtime/device/device_kernels.h"
 #include "runtime/device/device_mutants.h"
 
@@ -24,10 +25,14 @@ constexpr int64_t kConvertGrain = 1 << 16;
 // Host tensor -> device dtype (f32 -> bf16 in parallel; anything else via Tensor::to).
 Tensor to_device(const Tensor& host, DType dtype) {
   if (host.dtype() != DType::F32 || dtype != DType::BF16) return host.to(dtype);
-  Tensor out(DType::BF16, host.shape());
+  Tensor out = Tensor::uninitialized(DType::BF16, host.shape());
   const float* in = host.data<float>();
   uint16_t* o = out.data<uint16_t>();
+  // The vectorized conversion rounds as store_bf16 does; the bf16_truncation
+  // mutant needs store_bf16's own path.
+  const bool truncating = mutant_active(MutantId::Bf16Truncation);
   parallel_ranges(host.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {
+    if (!truncating) return simd::f32_to_bf16(in + begin, o + begin, end - begin);
     for (int64_t i = begin; i < end; ++i) o[i] = k::store_bf16(in[i]);
   });
   return out;
@@ -37,7 +42,7 @@ Tensor to_device(const Tensor& host, DType dtype) {
 Tensor to_host(const Tensor& device) {
   if (device.dtype() == DType::BFP8_B) return device.to(DType::F32);
   if (device.dtype() != DType::BF16) return device;
-  Tensor out(DType::F32, device.shape());
+  Tensor out = Tensor::uninitialized(DType::F32, device.shape());
   const uint16_t* in = device.data<uint16_t>();
   float* o = out.data<float>();
   parallel_ranges(device.numel(), kConvertGrain, [&](int64_t begin, int64_t end) {

@@ -90,6 +90,16 @@ class Engine : public ::testing::Test {
   fs::path dir;
 };
 
+// libgomp (oneDNN's pool) must not spin beside oneTBB's workers: meshtest
+// re-executes itself with OMP_WAIT_POLICY=PASSIVE unless the caller chose one.
+TEST(EngineThreads, OpenMpWaitsPassivelyUnlessTheCallerChose) {
+  Result r = run("--version", "env -u OMP_WAIT_POLICY");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("OpenMP (oneDNN) wait policy: PASSIVE"), std::string::npos) << r.output;
+  r = run("--version", "env OMP_WAIT_POLICY=ACTIVE");
+  EXPECT_NE(r.output.find("OpenMP (oneDNN) wait policy: ACTIVE"), std::string::npos) << r.output;
+}
+
 TEST_F(Engine, EachFaultGetsItsPhaseAndKindAndTheOtherCasesPass) {
   const Result r = run("run -j 2 " + common() +
                            ids({"ok", "segfault", "abort", "infinite_loop", "hang", "oom", "exit0", "big_output",
