@@ -1,6 +1,7 @@
 // Inference steps: forward golden, the model compiled as it is, outputs compared.
 #include "runner/pipeline/inference_steps.h"
 
+#include "runner/pipeline/weight_streaming.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest::runner {
@@ -15,14 +16,18 @@ std::vector<std::string> output_names(const Graph& graph) {
 
 class InferenceSteps : public RunModeSteps {
  public:
-  explicit InferenceSteps(bool compile_only) : compile_only_(compile_only) {}
+  explicit InferenceSteps(const CompileSettings& settings)
+      : compile_only_(settings.compile_only), streaming_setting_(settings.stream_weights) {}
 
   std::string execution_pass() const override { return ""; }
   sdk::LoadOptions load_options() const override { return {}; }
-  // --compile-only keeps lazy weights lazy: nothing executes them.
+  // --compile-only keeps lazy weights lazy: nothing executes them; streamed
+  // weights stay lazy too: the golden and the chips make each when needed.
   void model_loaded(sdk::Model& model) override {
-    if (!compile_only_) model.graph.materialize_weights();
+    streams_ = streams_weights(streaming_setting_, model.graph, host_physical_memory_bytes());
+    if (!compile_only_ && !streams_) model.graph.materialize_weights();
   }
+  bool stream_weights() const override { return streams_; }
   bool golden_first() const override { return true; }
   void run_golden(LoadedCase& loaded) override { golden_ = runtime::run_reference(loaded.model.graph, loaded.inputs); }
   const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
@@ -50,13 +55,15 @@ class InferenceSteps : public RunModeSteps {
 
  private:
   bool compile_only_;
+  WeightStreaming streaming_setting_;
+  bool streams_ = false;
   std::vector<Tensor> golden_;
 };
 
 }  // namespace
 
 std::unique_ptr<RunModeSteps> inference_steps(const PipelineOptions& options) {
-  return std::make_unique<InferenceSteps>(options.compile.compile_only);
+  return std::make_unique<InferenceSteps>(options.compile);
 }
 
 }  // namespace meshtest::runner

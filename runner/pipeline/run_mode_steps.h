@@ -61,6 +61,9 @@ class RunModeSteps {
   virtual sdk::LoadOptions load_options() const = 0;
   // Right after load_model, still in that phase.
   virtual void model_loaded(sdk::Model& model) = 0;
+  // Whether the model's weights stay lazy and the device streams them
+  // (--stream-weights; decided in model_loaded).
+  virtual bool stream_weights() const { return false; }
   // Whether the golden runs before compiling (else after, before executing).
   virtual bool golden_first() const = 0;
   // The CPU reference of everything compare will judge.
