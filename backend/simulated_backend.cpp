@@ -56,9 +56,11 @@ Tensor chip_shard(const Mesh& mesh, const Tensor& whole, const Sharding& split, 
 }
 
 // Streamed weights (CompileRequest::stream_weights) of a per-chip program:
-// a split weight's whole is the global graph's weight materialized, each chip
-// cuts its shard; a replicated one is converted by the compiler's weight
-// loading and shared by every chip. Same data as the eager load, bit for bit.
+// a weight's whole is converted by the compiler's weight loading (in
+// parallel), each chip cuts its shard of a split one, and a replicated one is
+// shared by every chip. A bfp8_b split weight is cut from the f32 whole and
+// then encoded, as its blocks depend on the shard's layout. Same data as the
+// eager load, bit for bit (f32 -> bf16 rounds each element alone).
 class GraphWeightSource : public runtime::WeightSource {
  public:
   GraphWeightSource(const Graph& global, const compiler::ShardingPlan& plan, const DeviceProgram& program)
@@ -66,7 +68,10 @@ class GraphWeightSource : public runtime::WeightSource {
 
   Tensor whole(int32_t id) const override {
     const DeviceBuffer& b = program_.buffers.at(static_cast<size_t>(id));
-    if (!plan_.params.count(b.name)) return compiler::load_weight(global_, program_, b);
+    const bool split = plan_.params.count(b.name) != 0;
+    if (!split || (b.type.dtype != DType::BFP8_B && !program_.weights.count(b.id))) {
+      return compiler::load_weight(global_, program_, b);  // the whole, converted
+    }
     const Param* p = global_.find_param(b.name);
     if (p == nullptr) throw CompileError("weight '" + b.name + "' is not a parameter of the global graph");
     return materialize(*p, global_.type(p->value));

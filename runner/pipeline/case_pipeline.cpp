@@ -87,7 +87,9 @@ void record_numeric_settings(const TestCase& c, const PipelineOptions& options, 
   r.math_fidelity = std::string(compiler::math_fidelity_name(compile.math_fidelity));
   r.optimization_level = compile.optimization_level;
   const sdk::LoadOptions load = model_load_options(
-      c, c.run_mode == RunMode::Training ? training_load_options(c.expectation) : sdk::LoadOptions{}, options.arch);
+      c,
+      c.run_mode == RunMode::Training ? training_load_options(c.expectation) : inference_load_options(c.expectation),
+      options.arch);
   r.batch_size = load.batch_size.value_or(0);
   r.sequence_length = load.seq_len.value_or(0);
 }
@@ -208,7 +210,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
   if (const std::optional<std::string> why = parallel_skip_reason(c, options.arch)) return not_run("", *why);
 
   const std::unique_ptr<RunModeSteps> steps =
-      c.run_mode == RunMode::Training ? training_steps(c, options) : inference_steps(options);
+      c.run_mode == RunMode::Training ? training_steps(c, options) : inference_steps(c.expectation, options);
   r.execution_pass = steps->execution_pass();  // kept whatever happens below
   const comparators::ComparisonConfig comparison = comparison_for(c.expectation);
   reset_peak_rss();

@@ -16,11 +16,13 @@ std::vector<std::string> output_names(const Graph& graph) {
 
 class InferenceSteps : public RunModeSteps {
  public:
-  explicit InferenceSteps(const CompileSettings& settings)
-      : compile_only_(settings.compile_only), streaming_setting_(settings.stream_weights) {}
+  InferenceSteps(const config::TestEntry& entry, const CompileSettings& settings)
+      : load_options_(inference_load_options(entry)),
+        compile_only_(settings.compile_only),
+        streaming_setting_(settings.stream_weights) {}
 
   std::string execution_pass() const override { return ""; }
-  sdk::LoadOptions load_options() const override { return {}; }
+  sdk::LoadOptions load_options() const override { return load_options_; }
   // --compile-only keeps lazy weights lazy: nothing executes them; streamed
   // weights stay lazy too: the golden and the chips make each when needed.
   void model_loaded(sdk::Model& model) override {
@@ -54,6 +56,7 @@ class InferenceSteps : public RunModeSteps {
   }
 
  private:
+  sdk::LoadOptions load_options_;
   bool compile_only_;
   WeightStreaming streaming_setting_;
   bool streams_ = false;
@@ -62,8 +65,14 @@ class InferenceSteps : public RunModeSteps {
 
 }  // namespace
 
-std::unique_ptr<RunModeSteps> inference_steps(const PipelineOptions& options) {
-  return std::make_unique<InferenceSteps>(options.compile);
+std::unique_ptr<RunModeSteps> inference_steps(const config::TestEntry& entry, const PipelineOptions& options) {
+  return std::make_unique<InferenceSteps>(entry, options.compile);
+}
+
+sdk::LoadOptions inference_load_options(const config::TestEntry& entry) {
+  sdk::LoadOptions options;
+  options.seq_len = entry.seq_len;
+  return options;
 }
 
 }  // namespace meshtest::runner

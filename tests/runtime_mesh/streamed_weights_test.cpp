@@ -1,8 +1,8 @@
 // Streamed weights (CompileRequest::stream_weights, README "Models larger
 // than the host"): the golden on a lazy graph and the chips fed weight by
 // weight give bit-identical outputs and the same DRAM figures as with every
-// weight loaded, on one chip and on meshes (split and replicated weights,
-// trace replay); a chip still runs out of DRAM when its weights do not fit,
+// weight loaded, on one chip and on meshes (split and replicated weights, bf16
+// and bfp8_b, trace replay); a chip still runs out of DRAM when its weights do not fit,
 // though it never holds them all; the per-execution cache frees a weight once
 // every chip is done with it; and a deep model whose weights exceed a host
 // memory limit runs streamed but not loaded (the memory probe, in a child).
@@ -38,9 +38,10 @@ struct Execution {
 
 // Two executions (the second replays the trace), as the pipeline's perf mode does.
 std::vector<Execution> run_device(const Graph& g, std::shared_ptr<const compiler::ShardingRequest> sharding,
-                                  bool stream, runtime::ChipSpec chip = {}) {
-  auto simulated = backend::make_simulated_backend(chip, 8);
+                                  bool stream, DType weight_dtype) {
+  auto simulated = backend::make_simulated_backend(runtime::ChipSpec{}, 8);
   backend::CompileRequest request;
+  request.options.weight_dtype = weight_dtype;
   request.options.sharding = std::move(sharding);
   request.enable_trace = true;
   request.stream_weights = stream;
@@ -66,10 +67,11 @@ TEST(StreamedWeights, DeviceOutputsAndMemoryAreBitIdenticalOnEveryMesh) {
   const std::vector<std::shared_ptr<const compiler::ShardingRequest>> meshes = {
       nullptr, testing::deep_mlp_megatron(kLayers, {{1, 2}, {"batch", "model"}}),
       testing::deep_mlp_megatron(kLayers, {{2, 4}, {"batch", "model"}})};
-  for (const auto& sharding : meshes) {
-    SCOPED_TRACE(sharding ? sharding->mesh.text() : "1x1");
-    const std::vector<Execution> eager = run_device(g, sharding, false);
-    const std::vector<Execution> streamed = run_device(g, sharding, true);
+  for (const auto& [sharding, dtype] : {std::pair{meshes[0], DType::BF16}, std::pair{meshes[1], DType::BF16},
+                                        std::pair{meshes[2], DType::BF16}, std::pair{meshes[1], DType::BFP8_B}}) {
+    SCOPED_TRACE((sharding ? sharding->mesh.text() : "1x1") + " " + std::string(dtype_name(dtype)));
+    const std::vector<Execution> eager = run_device(g, sharding, false, dtype);
+    const std::vector<Execution> streamed = run_device(g, sharding, true, dtype);
     for (size_t run = 0; run < eager.size(); ++run) {
       SCOPED_TRACE("execution " + std::to_string(run));
       ASSERT_EQ(streamed[run].outputs.size(), 1u);
