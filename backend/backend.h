@@ -31,7 +31,8 @@ namespace meshtest::backend {
 //    one chip is the 1x1 mesh (per-chip figures always filled).
 // 4: CompileInfo::cost, the modelled device time of the program;
 //    Backend::observe_ops (op-level golden); Backend::generate_program (meshtest codegen).
-constexpr int kBackendApiVersion = 4;
+// 5: CompileRequest::stream_weights.
+constexpr int kBackendApiVersion = 5;
 
 // What compiling produced, for reports (same for a cache hit).
 struct CompileInfo {
@@ -90,6 +91,11 @@ struct CompileRequest {
   StageDump dump;  // not called on a cache hit
   // The first execution records its dispatch sequence, later ones replay it.
   bool enable_trace = false;
+  // Streamed weights (README "Models larger than the host"): every execution
+  // materializes a weight on the chips when an op first reads it and frees it
+  // after its last read, so the host never holds the whole model; the device
+  // memory plan and accounting still count every weight resident.
+  bool stream_weights = false;
 };
 
 class Backend {

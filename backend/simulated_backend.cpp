@@ -49,17 +49,58 @@ compiler::ShardingPlan one_chip_plan() {
   return plan;
 }
 
+// Chip `chip`'s shard of a split weight, in the buffer's device dtype.
+Tensor chip_shard(const Mesh& mesh, const Tensor& whole, const Sharding& split, size_t chip, DType dtype) {
+  Tensor shard = shard_for_chip(mesh, whole, split, static_cast<int64_t>(chip));
+  return shard.dtype() == dtype ? shard : shard.to(dtype);
+}
+
+// Streamed weights (CompileRequest::stream_weights) of a per-chip program:
+// a weight's whole is converted by the compiler's weight loading (in
+// parallel), each chip cuts its shard of a split one, and a replicated one is
+// shared by every chip. A bfp8_b split weight is cut from the f32 whole and
+// then encoded, as its blocks depend on the shard's layout. Same data as the
+// eager load, bit for bit (f32 -> bf16 rounds each element alone).
+class GraphWeightSource : public runtime::WeightSource {
+ public:
+  GraphWeightSource(const Graph& global, const compiler::ShardingPlan& plan, const DeviceProgram& program)
+      : global_(global), plan_(plan), program_(program) {}
+
+  Tensor whole(int32_t id) const override {
+    const DeviceBuffer& b = program_.buffers.at(static_cast<size_t>(id));
+    const bool split = plan_.params.count(b.name) != 0;
+    if (!split || (b.type.dtype != DType::BFP8_B && !program_.weights.count(b.id))) {
+      return compiler::load_weight(global_, program_, b);  // the whole, converted
+    }
+    const Param* p = global_.find_param(b.name);
+    if (p == nullptr) throw CompileError("weight '" + b.name + "' is not a parameter of the global graph");
+    return materialize(*p, global_.type(p->value));
+  }
+
+  Tensor for_chip(const Tensor& whole, size_t chip, int32_t id) const override {
+    const DeviceBuffer& b = program_.buffers.at(static_cast<size_t>(id));
+    const auto split = plan_.params.find(b.name);
+    return split == plan_.params.end() ? whole : chip_shard(plan_.mesh, whole, split->second, chip, b.type.dtype);
+  }
+
+ private:
+  const Graph& global_;
+  const compiler::ShardingPlan& plan_;
+  const DeviceProgram& program_;
+};
+
 // A per-chip program for a mesh (one chip: the 1x1 mesh); weights are cut
 // from the global graph's weights on first execution (replicated ones
-// converted once, shared by every chip).
+// converted once, shared by every chip), or streamed (GraphWeightSource).
 class SimulatedExecutable : public Executable {
  public:
   SimulatedExecutable(const Graph& global, compiler::CompileResult result, CompileInfo info,
-                      const runtime::ChipSpec& chip, bool enable_trace)
+                      const runtime::ChipSpec& chip, const CompileRequest& request)
       : global_(global),
         plan_(result.sharding ? std::move(*result.sharding) : one_chip_plan()),
         info_(std::move(info)),
-        runtime_(chip, enable_trace) {
+        runtime_(chip, request.enable_trace),
+        stream_weights_(request.stream_weights) {
     program_.mesh = plan_.mesh;
     program_.program = std::move(result.program);
     for (const auto& [name, s] : plan_.params) {
@@ -71,7 +112,17 @@ class SimulatedExecutable : public Executable {
   const CompileInfo& info() const override { return info_; }
   runtime::MeshRuntime& runtime() { return runtime_; }
 
+  // The program as executions run it: its weights loaded, or streamed.
   const runtime::MeshProgram& loaded_program() {
+    if (stream_weights_ && !program_.streamed) {
+      program_.streamed = std::make_shared<GraphWeightSource>(global_, plan_, program_.program);
+    } else if (!stream_weights_ && !loaded_) {
+      load_weights();
+    }
+    return program_;
+  }
+  // The program with every weight in memory (generated code writes them out).
+  const runtime::MeshProgram& materialized_program() {
     if (!loaded_) load_weights();
     return program_;
   }
@@ -107,10 +158,7 @@ class SimulatedExecutable : public Executable {
           const Tensor& whole = global_split.at(b.name);
           const auto key = std::make_tuple(whole.raw_data(), b.type.dtype, sharding_text(mesh, split->second));
           auto it = shards.find(key);
-          if (it == shards.end()) {
-            Tensor shard = shard_for_chip(mesh, whole, split->second, static_cast<int64_t>(c));
-            it = shards.emplace(key, shard.dtype() == b.type.dtype ? shard : shard.to(b.type.dtype)).first;
-          }
+          if (it == shards.end()) it = shards.emplace(key, chip_shard(mesh, whole, split->second, c, b.type.dtype)).first;
           chip_program.weights[b.id] = it->second;
         } else if (c > 0) {
           chip_program.weights[b.id] = program_.weights[0].at(b.id);
@@ -131,6 +179,7 @@ class SimulatedExecutable : public Executable {
   CompileInfo info_;
   runtime::MeshProgram program_;
   runtime::MeshRuntime runtime_;
+  bool stream_weights_;
   bool loaded_ = false;
 };
 
@@ -171,8 +220,7 @@ class SimulatedBackend : public Backend {
     info.cost = runtime::model_program_cost(result->program, chip_);
     info.cache_hit = hit;
     info.cache_warning = cache_warning;
-    return std::make_unique<SimulatedExecutable>(graph, std::move(*result), std::move(info), chip_,
-                                                 request.enable_trace);
+    return std::make_unique<SimulatedExecutable>(graph, std::move(*result), std::move(info), chip_, request);
   }
 
   bool observe_ops(Executable& executable, OpObserver observer) override {
@@ -210,7 +258,7 @@ class SimulatedBackend : public Backend {
 
   codegen::GeneratedProgram generate_program(Executable& executable, const std::map<std::string, Tensor>& inputs,
                                              const std::string& title) override {
-    const runtime::MeshProgram& program = dynamic_cast<SimulatedExecutable&>(executable).loaded_program();
+    const runtime::MeshProgram& program = dynamic_cast<SimulatedExecutable&>(executable).materialized_program();
     return codegen::generate_cpp(program.program, program.weights, inputs,
                                  {program.mesh, program.inputs, program.outputs}, title);
   }

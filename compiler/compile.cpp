@@ -20,6 +20,10 @@ CompileResult compile_program(const Graph& graph, const CompileOptions& options,
 
 void load_weights(const Graph& graph, DeviceProgram& program) { lower_weights(graph, program); }
 
+Tensor load_weight(const Graph& graph, const DeviceProgram& program, const DeviceBuffer& buffer) {
+  return lower_weight(graph, program, buffer);
+}
+
 DeviceProgram compile(const Graph& graph, const CompileOptions& options) {
   CompileResult result = compile_program(graph, options);
   load_weights(graph, result.program);

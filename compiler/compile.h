@@ -39,6 +39,9 @@ CompileResult compile_program(const Graph& graph, const CompileOptions& options,
 // Gives every weight buffer of `program` its data in its device dtype,
 // materializing lazy weights of `graph` (the graph the program came from).
 void load_weights(const Graph& graph, DeviceProgram& program);
+// One weight buffer's data as load_weights gives it (streamed weights: the
+// buffer's data made only when a chip reads it).
+Tensor load_weight(const Graph& graph, const DeviceProgram& program, const DeviceBuffer& buffer);
 
 // compile_program + load_weights: a program ready to execute.
 DeviceProgram compile(const Graph& graph, const CompileOptions& options);

@@ -91,30 +91,32 @@ DeviceProgram lower_graph(const Graph& graph) {
   return program;
 }
 
+Tensor lower_weight(const Graph& graph, const DeviceProgram& program, const DeviceBuffer& b) {
+  Tensor t;
+  if (auto it = program.weights.find(b.id); it != program.weights.end()) {
+    t = it->second;
+  } else {
+    const Param* p = graph.find_param(b.name);
+    if (p == nullptr) throw CompileError("weight '" + b.name + "' is not a parameter of graph '" + graph.name + "'");
+    try {
+      t = materialize(*p, graph.type(p->value));
+    } catch (const CompileError&) {
+      throw;
+    } catch (const Error& e) {
+      throw CompileError("weight '" + b.name + "': " + e.what());
+    }
+  }
+  return convert_for_device(t, b.type.dtype);
+}
+
 void lower_weights(const Graph& graph, DeviceProgram& program) {
   std::vector<const DeviceBuffer*> weight_buffers;
   for (const DeviceBuffer& b : program.buffers) {
     if (b.kind == BufferKind::Weight) weight_buffers.push_back(&b);
   }
   std::vector<Tensor> data(weight_buffers.size());
-  tbb::parallel_for(size_t{0}, weight_buffers.size(), [&](size_t i) {
-    const DeviceBuffer& b = *weight_buffers[i];
-    Tensor t;
-    if (auto it = program.weights.find(b.id); it != program.weights.end()) {
-      t = it->second;
-    } else {
-      const Param* p = graph.find_param(b.name);
-      if (p == nullptr) throw CompileError("weight '" + b.name + "' is not a parameter of graph '" + graph.name + "'");
-      try {
-        t = materialize(*p, graph.type(p->value));
-      } catch (const CompileError&) {
-        throw;
-      } catch (const Error& e) {
-        throw CompileError("weight '" + b.name + "': " + e.what());
-      }
-    }
-    data[i] = convert_for_device(t, b.type.dtype);
-  });
+  tbb::parallel_for(size_t{0}, weight_buffers.size(),
+                    [&](size_t i) { data[i] = lower_weight(graph, program, *weight_buffers[i]); });
   for (size_t i = 0; i < weight_buffers.size(); ++i) program.weights[weight_buffers[i]->id] = std::move(data[i]);
 }
 

@@ -21,4 +21,8 @@ DeviceProgram lower_graph(const Graph& graph);
 // graph's initializers (in parallel).
 void lower_weights(const Graph& graph, DeviceProgram& program);
 
+// One weight buffer's data as lower_weights gives it (the program's data, or
+// the graph's weight materialized), in the buffer's device dtype.
+Tensor lower_weight(const Graph& graph, const DeviceProgram& program, const DeviceBuffer& buffer);
+
 }  // namespace meshtest::compiler

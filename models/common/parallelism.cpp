@@ -25,6 +25,8 @@ sdk::MeshConfig heads_mesh(int64_t num_heads, int num_devices, std::string_view 
 sdk::PartitionSpec column_parallel_weight() { return {{kModelAxis}, {}}; }
 sdk::PartitionSpec column_parallel_bias() { return {{kModelAxis}}; }
 sdk::PartitionSpec row_parallel_weight() { return {{}, {kModelAxis}}; }
+sdk::PartitionSpec column_parallel_weight_whole_mesh() { return {{"batch", kModelAxis}, {}}; }
+sdk::PartitionSpec row_parallel_weight_whole_mesh() { return {{}, {"batch", kModelAxis}}; }
 sdk::PartitionSpec conv1d_column_parallel_weight() { return {{}, {kModelAxis}}; }
 sdk::PartitionSpec conv1d_row_parallel_weight() { return {{kModelAxis}, {}}; }
 

@@ -34,6 +34,12 @@ sdk::PartitionSpec row_parallel_weight();     // in split over "model"
 // HF Conv1D weight [in, out] (GPT-2): the same splits, dims swapped.
 sdk::PartitionSpec conv1d_column_parallel_weight();
 sdk::PartitionSpec conv1d_row_parallel_weight();
+// The Linear splits over the whole mesh ("batch" then "model"): a layer whose
+// weights would otherwise repeat on every "batch" row (fewer kv heads than
+// chips: Llama 3.1 70B on 32 chips is a 4x8 mesh) splits over every chip; on
+// a (1, N) mesh the same as the "model" splits.
+sdk::PartitionSpec column_parallel_weight_whole_mesh();
+sdk::PartitionSpec row_parallel_weight_whole_mesh();
 
 sdk::ShardSpec shard_by_rules(const Graph& graph, const std::vector<ShardRule>& rules);
 

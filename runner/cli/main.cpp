@@ -112,6 +112,16 @@ void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
                   "(overrides YAML math_fidelity; default HiFi4)")
       ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi3", "HiFi4"}, CLI::ignore_case));
   run->add_flag("!--disable-fusion", o.enable_fusion, "Do not run the fuse pass (debugging)");
+  static std::string stream_weights;
+  run->add_option("--stream-weights", stream_weights,
+                  "Make each weight when an op first needs it and free it after its last use, on the golden and "
+                  "the chips (device memory is planned and accounted as before); auto: when the model's weights "
+                  "exceed 40% of RAM (default auto)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->each([&o](const std::string& v) {
+        using meshtest::runner::WeightStreaming;
+        o.stream_weights = v == "on" ? WeightStreaming::On : v == "off" ? WeightStreaming::Off : WeightStreaming::Auto;
+      });
   run->add_flag("!--disable-composite-ops", o.enable_composite_ops, "Fuse only into device ops, not rms_norm/sdpa");
 }
 

@@ -263,8 +263,8 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     {
       PhaseClock clock(r.seconds.compile);
       const Graph& graph = steps->device_graph(loaded);
-      const CompileTarget target{options.backend, options.chip, options.arch.chips, steps->device_sharding(loaded),
-                                 false};
+      CompileTarget target{options.backend, options.chip, options.arch.chips, steps->device_sharding(loaded), false};
+      target.stream_weights = steps->stream_weights();
       compiled = compile_case(c.id, c.expectation, graph, options.compile, target, r);
     }
     // --compile-only: the case stops once compiled and memory-planned.

@@ -187,6 +187,7 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   request.options = resolve_compile_options(settings, entry);
   request.options.sharding = target.sharding;
   request.enable_trace = target.enable_trace;
+  request.stream_weights = target.stream_weights;
   if (dumping) {
     sink.add("frontend", print_graph(graph));
     request.dump = [&sink](std::string_view stage, const std::string& text) { sink.add(std::string(stage), text); };

@@ -40,6 +40,7 @@ struct CompileTarget {
   int chips = 1;                                             // chips the arch has
   std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
   bool enable_trace = false;
+  bool stream_weights = false;  // backend::CompileRequest::stream_weights
 };
 
 // Compiles `graph` for the case and fills the record's compile fields

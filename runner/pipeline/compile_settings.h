@@ -8,6 +8,13 @@
 
 namespace meshtest::runner {
 
+// --stream-weights (README "Models larger than the host"): whether a case's
+// weights are made when an op first needs them and freed after its last use,
+// on the golden and on the chips, instead of all at load. Auto streams when
+// the model's weights would take more than kStreamWeightsShareOfRam of the
+// host's physical memory (runner/pipeline/weight_streaming.h).
+enum class WeightStreaming { Auto, On, Off };
+
 struct CompileSettings {
   std::optional<int> optimization_level;  // --optimization-level (else YAML optimization_level, else
                                           // compiler::kDefaultOptimizationLevel)
@@ -21,6 +28,7 @@ struct CompileSettings {
   bool compile_only = false;              // --compile-only: stop after memory planning
   bool use_cache = true;                  // --no-compile-cache turns it off
   std::string cache_dir;                  // empty: compiler::CompileCache::default_dir()
+  WeightStreaming stream_weights = WeightStreaming::Auto;  // --stream-weights auto|on|off
 };
 
 }  // namespace meshtest::runner

@@ -1,6 +1,7 @@
 // Inference steps: forward golden, the model compiled as it is, outputs compared.
 #include "runner/pipeline/inference_steps.h"
 
+#include "runner/pipeline/weight_streaming.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest::runner {
@@ -28,11 +29,12 @@ sdk::LoadOptions inference_load_options(const TestCase& c) {
   return o;
 }
 
-InferenceSteps::InferenceSteps(const TestCase& test_case, bool compile_only)
-    : compile_only_(compile_only), load_options_(inference_load_options(test_case)) {}
+InferenceSteps::InferenceSteps(const TestCase& test_case, bool compile_only, WeightStreaming streaming)
+    : compile_only_(compile_only), streaming_setting_(streaming), load_options_(inference_load_options(test_case)) {}
 
 void InferenceSteps::model_loaded(sdk::Model& model) {
-  if (!compile_only_) model.graph.materialize_weights();
+  streams_ = streams_weights(streaming_setting_, model.graph, host_physical_memory_bytes());
+  if (!compile_only_ && !streams_) model.graph.materialize_weights();
 }
 
 void InferenceSteps::run_golden(LoadedCase& loaded) { golden_ = runtime::run_reference(loaded.model.graph, loaded.inputs); }
@@ -54,7 +56,7 @@ SavedTensors InferenceSteps::tensors_to_save(const LoadedCase& loaded, const std
 }
 
 std::unique_ptr<RunModeSteps> inference_steps(const TestCase& test_case, const PipelineOptions& options) {
-  return std::make_unique<InferenceSteps>(test_case, options.compile.compile_only);
+  return std::make_unique<InferenceSteps>(test_case, options.compile.compile_only, options.compile.stream_weights);
 }
 
 }  // namespace meshtest::runner

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "config/test_config.h"
 #include "runner/pipeline/case_pipeline.h"
 #include "runner/pipeline/run_mode_steps.h"
 
@@ -19,12 +20,16 @@ sdk::LoadOptions inference_load_options(const TestCase& test_case);
 
 class InferenceSteps : public RunModeSteps {
  public:
-  InferenceSteps(const TestCase& test_case, bool compile_only);
+  // `streaming`: --stream-weights (a decode case passes Off: its prefill
+  // runs on the device with the weights held).
+  InferenceSteps(const TestCase& test_case, bool compile_only, WeightStreaming streaming);
 
   std::string execution_pass() const override { return ""; }
   sdk::LoadOptions load_options() const override { return load_options_; }
-  // --compile-only keeps lazy weights lazy: nothing executes them.
+  // --compile-only keeps lazy weights lazy: nothing executes them; streamed
+  // weights stay lazy too: the golden and the chips make each when needed.
   void model_loaded(sdk::Model& model) override;
+  bool stream_weights() const override { return streams_; }
   bool golden_first() const override { return true; }
   void run_golden(LoadedCase& loaded) override;
   const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
@@ -39,6 +44,8 @@ class InferenceSteps : public RunModeSteps {
 
  protected:
   bool compile_only_;
+  WeightStreaming streaming_setting_;
+  bool streams_ = false;
   sdk::LoadOptions load_options_;
   std::vector<Tensor> golden_;
 };

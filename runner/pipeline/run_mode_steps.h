@@ -67,6 +67,9 @@ class RunModeSteps {
   // At the start of the execute phase: a decode case runs its prefill on the
   // device for the cache the device is fed.
   virtual void before_execute() {}
+  // Whether the model's weights stay lazy and the device streams them
+  // (--stream-weights; decided in model_loaded).
+  virtual bool stream_weights() const { return false; }
   // Whether the golden runs before compiling (else after, before executing).
   virtual bool golden_first() const = 0;
   // The CPU reference of everything compare will judge.

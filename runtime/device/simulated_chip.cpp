@@ -76,6 +76,14 @@ class Dram {
   }
 
   bool live(int32_t id) const { return live_[static_cast<size_t>(id)]; }
+  // Streamed weights: a live buffer may hold no data (allocated, not yet
+  // read, or past its last read).
+  bool held(int32_t id) const { return tensors_[static_cast<size_t>(id)].defined(); }
+  void hold(int32_t id, Tensor data) { tensors_[static_cast<size_t>(id)] = std::move(data); }
+  void drop(int32_t id) {
+    tensors_[static_cast<size_t>(id)] = Tensor();
+    decoded_.erase(id);
+  }
   Tensor& tensor(int32_t id) { return tensors_[static_cast<size_t>(id)]; }
   int64_t used() const { return used_ + l1_used_; }
 
@@ -118,21 +126,61 @@ void check_program(const DeviceProgram& program, const std::string& chip) {
   }
 }
 
+// For each instruction, the weight buffers it is the last to read (each once).
+std::vector<std::vector<int32_t>> last_weight_reads(const DeviceProgram& program) {
+  std::vector<int64_t> last(program.buffers.size(), -1);
+  for (size_t i = 0; i < program.instrs.size(); ++i) {
+    for (int32_t b : program.instrs[i].inputs) {
+      if (program.buffers[static_cast<size_t>(b)].kind == BufferKind::Weight) last[static_cast<size_t>(b)] = static_cast<int64_t>(i);
+    }
+  }
+  std::vector<std::vector<int32_t>> finished(program.instrs.size());
+  for (size_t b = 0; b < last.size(); ++b) {
+    if (last[b] >= 0) finished[static_cast<size_t>(last[b])].push_back(static_cast<int32_t>(b));
+  }
+  return finished;
+}
+
 }  // namespace
 
 struct ChipRun::State {
   State(const ChipSpec& spec, int chip_id, const DeviceProgram& p, const std::map<int32_t, Tensor>& w,
-        ExecutionStats& stats)
+        ChipWeightFeed f, ExecutionStats& stats)
       : program(p),
         weights(w),
+        feed(std::move(f)),
         chip("chip " + std::to_string(chip_id)),
         dram(p, spec.dram_bytes, spec.l1_bytes_total(), chip, stats) {
     check_mutant_environment();
     const char* env = std::getenv("MESHTEST_TEST_PERTURB_DEVICE_OP");
     perturb_op = env ? env : "";
+    if (streamed()) weights_finished_at = last_weight_reads(p);
+  }
+  bool streamed() const { return static_cast<bool>(feed.fetch); }
+  // Streamed: weight buffer `b`'s data, fetched on its first read.
+  void ensure_held(int32_t b, const std::string& where) {
+    if (!streamed() || dram.held(b) || program.buffers[static_cast<size_t>(b)].kind != BufferKind::Weight) return;
+    const DeviceBuffer& buffer = program.buffers[static_cast<size_t>(b)];
+    Tensor data = feed.fetch(b);
+    if (data.dtype() != buffer.type.dtype || data.shape() != buffer.type.shape) {
+      throw RuntimeError(chip + ", " + where + ": streamed weight '" + buffer.name + "' data is " +
+                         type_to_string({data.dtype(), data.shape()}) + ", buffer is " + type_to_string(buffer.type));
+    }
+    dram.hold(b, std::move(data));
+  }
+  // Streamed: drops the weights instruction `i` was the last to read (they
+  // stay allocated in the DRAM accounting until download).
+  void finish_weights(size_t i) {
+    if (!streamed()) return;
+    for (int32_t b : weights_finished_at[i]) {
+      dram.drop(b);
+      feed.done(b);
+    }
   }
   const DeviceProgram& program;
   const std::map<int32_t, Tensor>& weights;
+  ChipWeightFeed feed;
+  std::vector<std::vector<int32_t>> weights_finished_at;  // streamed: by instruction
   std::string chip;
   Dram dram;
   std::string perturb_op;
@@ -141,8 +189,8 @@ struct ChipRun::State {
 };
 
 ChipRun::ChipRun(const ChipSpec& spec, int chip_id, const DeviceProgram& program,
-                 const std::map<int32_t, Tensor>& weights) {
-  state_ = std::make_unique<State>(spec, chip_id, program, weights, stats_);
+                 const std::map<int32_t, Tensor>& weights, ChipWeightFeed feed) {
+  state_ = std::make_unique<State>(spec, chip_id, program, weights, std::move(feed), stats_);
   check_program(program, state_->chip);
 }
 
@@ -154,6 +202,10 @@ void ChipRun::upload(const std::map<std::string, Tensor>& inputs) {
   Dram& dram = state_->dram;
   for (const DeviceBuffer& b : program.buffers) {
     if (b.kind != BufferKind::Weight) continue;
+    if (state_->streamed()) {  // accounted now, its data fetched on first read
+      dram.allocate(b.id, "uploading weight '" + b.name + "'", Tensor());
+      continue;
+    }
     const auto it = state_->weights.find(b.id);
     if (it == state_->weights.end()) throw RuntimeError(chip + ": program has no data for weight '" + b.name + "'");
     if (it->second.dtype() != b.type.dtype || it->second.shape() != b.type.shape) {
@@ -182,6 +234,7 @@ const Tensor& ChipRun::operand(size_t i, size_t k) {
     throw RuntimeError(state_->chip + ", " + instr.origin + ": operand buffer #" + std::to_string(b) +
                        " is not on the device (released too early or never written)");
   }
+  state_->ensure_held(b, instr.origin);
   return state_->dram.operand(b);
 }
 
@@ -202,6 +255,7 @@ void ChipRun::run(size_t i) {
   if (state_->observer) state_->observer(i, operands, dram.tensor(out.id));
   ++stats_.ops_executed;
   for (int32_t b : instr.release) dram.release(b);
+  state_->finish_weights(i);
 }
 
 void ChipRun::set_observer(InstrObserver observer) { state_->observer = std::move(observer); }
@@ -217,6 +271,7 @@ void ChipRun::complete(size_t i, Tensor result) {
   state_->dram.allocate(out.id, instr.origin, std::move(result));
   ++stats_.ops_executed;
   for (int32_t b : instr.release) state_->dram.release(b);
+  state_->finish_weights(i);
 }
 
 const Tensor* ChipRun::result(size_t i) const {
@@ -231,6 +286,7 @@ std::vector<Tensor> ChipRun::download() {
   results.reserve(program.outputs.size());
   for (const auto& [name, b] : program.outputs) {
     if (!dram.live(b)) throw RuntimeError(state_->chip + ": output '" + name + "' was released before the end");
+    state_->ensure_held(b, "output '" + name + "'");
     results.push_back(to_host(dram.tensor(b)));
   }
   for (const auto& [name, b] : program.outputs) dram.release(b);

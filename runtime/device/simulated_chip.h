@@ -19,6 +19,12 @@
 // ExecutionStats::dram_bytes_at_end is what was still allocated after that
 // (a leak in the program's release lists); it must be 0.
 //
+// Streamed weights (a ChipWeightFeed): the DRAM accounting is the same (every
+// weight is allocated at upload and stays until download, so a program whose
+// plan does not fit still runs out of memory), but the host holds a weight's
+// data only from the first instruction that reads it to the last one: the
+// feed materializes it on first read and is told when the chip is done.
+//
 // Test-only hook: when the environment variable MESHTEST_TEST_PERTURB_DEVICE_OP
 // names an op (its IR text name, e.g. "conv2d"), every float result of that op
 // is replaced by x + rms(result) * N(0,1), the normal samples drawn from
@@ -57,13 +63,25 @@ struct ExecutionStats {
 using InstrObserver =
     std::function<void(size_t i, const std::vector<const Tensor*>& operands, const Tensor& result)>;
 
+// Where a chip's weight data comes from when it is streamed (see above):
+// `fetch` gives weight buffer `id`'s data in its device dtype (called on the
+// first read); `done` says the chip passed the buffer's last read, whether it
+// read it or received that instruction's result from elsewhere. Both may be
+// called concurrently by the chips of a mesh.
+struct ChipWeightFeed {
+  std::function<Tensor(int32_t id)> fetch;
+  std::function<void(int32_t id)> done;
+};
+
 // One execution of a program on a chip, driven instruction by instruction
 // (the mesh runtime runs one per chip in lock-step and performs collectives
 // itself; SimulatedChip::execute runs one from start to end). `weights` holds
-// this chip's weight data by buffer id (a mesh gives each chip its shards).
+// this chip's weight data by buffer id (a mesh gives each chip its shards);
+// with a `feed` the weights are streamed instead (`weights` is not read).
 class ChipRun {
  public:
-  ChipRun(const ChipSpec& spec, int chip_id, const DeviceProgram& program, const std::map<int32_t, Tensor>& weights);
+  ChipRun(const ChipSpec& spec, int chip_id, const DeviceProgram& program, const std::map<int32_t, Tensor>& weights,
+          ChipWeightFeed feed = {});
   ~ChipRun();
   ChipRun(const ChipRun&) = delete;
   ChipRun& operator=(const ChipRun&) = delete;

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "core/error.h"
 #include "runtime/device/simulated_chip.h"
@@ -36,15 +37,19 @@ MeshRuntime::MeshRuntime(ChipSpec chip, bool enable_trace) : chip_(std::move(chi
 std::vector<Tensor> MeshRuntime::execute(const MeshProgram& mp, const std::map<std::string, Tensor>& inputs) {
   const Mesh& mesh = mp.mesh;
   const auto chips = static_cast<size_t>(mesh.size());
-  if (mp.weights.size() != chips) {
+  if (!mp.streamed && mp.weights.size() != chips) {
     throw RuntimeError("mesh " + mesh.text() + ": weights for " + std::to_string(mp.weights.size()) + " chips, need " +
                        std::to_string(chips));
   }
   stats_ = MeshStats{};
   const DeviceProgram& program = mp.program;
+  std::optional<StreamedWeights> streamed;  // outlives the runs that feed from it
+  if (mp.streamed) streamed.emplace(mp.streamed, chips);
   std::vector<std::unique_ptr<ChipRun>> runs(chips);
+  const std::map<int32_t, Tensor> no_weights;
   for (size_t c = 0; c < chips; ++c) {
-    runs[c] = std::make_unique<ChipRun>(chip_, static_cast<int>(c), program, mp.weights[c]);
+    runs[c] = streamed ? std::make_unique<ChipRun>(chip_, static_cast<int>(c), program, no_weights, streamed->feed(c))
+                       : std::make_unique<ChipRun>(chip_, static_cast<int>(c), program, mp.weights[c]);
     if (observer_) {
       runs[c]->set_observer([this, c](size_t i, const std::vector<const Tensor*>& operands, const Tensor& result) {
         observer_(c, i, operands, result);

@@ -27,6 +27,7 @@
 #include "core/sharding.h"
 #include "core/tensor.h"
 #include "runtime/device/chip_spec.h"
+#include "runtime/mesh/streamed_weights.h"
 
 namespace meshtest::runtime {
 
@@ -34,6 +35,10 @@ struct MeshProgram {
   Mesh mesh;
   DeviceProgram program;                           // the per-chip (local) program, same on every chip
   std::vector<std::map<int32_t, Tensor>> weights;  // per chip: weight data by buffer id (device dtype)
+  // Set: the weights are streamed from it instead (`weights` empty): each
+  // chip holds a weight's data from its first read to its last
+  // (streamed_weights.h); DRAM is accounted as with `weights`.
+  std::shared_ptr<const WeightSource> streamed;
   std::map<std::string, Sharding> inputs;          // global input name -> split (missing: replicated)
   std::map<std::string, Sharding> outputs;         // output name -> how chip results assemble (missing: replicated)
 };

@@ -69,16 +69,21 @@ sdk::ShardSpec shards(const std::string& dir, const std::string& variant) {
 
 const sdk::PartitionSpec kColumn = {{"model"}, {}};
 const sdk::PartitionSpec kRow = {{}, {"model"}};
+const sdk::PartitionSpec kColumnWholeMesh = {{"batch", "model"}, {}};
+const sdk::PartitionSpec kRowWholeMesh = {{}, {"batch", "model"}};
 
+// The MLP splits over the whole mesh: on Llama 3.1 70B's 4x8 galaxy mesh (8
+// kv heads split attention 8 ways) the feed-forward, 80% of the weights,
+// splits 32 ways instead of repeating on each of the 4 rows.
 TEST(ShardSpec, LlamaColumnParallelQkvGateUpRowParallelODown) {
   const sdk::ShardSpec s = shards("llama/causal_lm/native", "llama_tiny");
   for (const char* n : {"q_proj", "k_proj", "v_proj"}) {
     EXPECT_EQ(s.at(std::string("model.layers.1.self_attn.") + n + ".weight"), kColumn) << n;
   }
   EXPECT_EQ(s.at("model.layers.1.self_attn.o_proj.weight"), kRow);
-  EXPECT_EQ(s.at("model.layers.0.mlp.gate_proj.weight"), kColumn);
-  EXPECT_EQ(s.at("model.layers.0.mlp.up_proj.weight"), kColumn);
-  EXPECT_EQ(s.at("model.layers.0.mlp.down_proj.weight"), kRow);
+  EXPECT_EQ(s.at("model.layers.0.mlp.gate_proj.weight"), kColumnWholeMesh);
+  EXPECT_EQ(s.at("model.layers.0.mlp.up_proj.weight"), kColumnWholeMesh);
+  EXPECT_EQ(s.at("model.layers.0.mlp.down_proj.weight"), kRowWholeMesh);
   EXPECT_EQ(s.at("model.embed_tokens.weight"), kColumn);
   EXPECT_EQ(s.count("model.layers.0.input_layernorm.weight"), 0u);  // replicated
   EXPECT_EQ(s.count("model.norm.weight"), 0u);

@@ -109,11 +109,11 @@ class LlamaLoader final : public LlamaStyleLoader<LlamaConfig> {
     return gated_mlp(ctx, join_name(prefix, "mlp"), h, ffn);
   }
 
-  // gate/up column-parallel, down row-parallel.
+  // gate/up column-parallel, down row-parallel, over the whole mesh.
   std::vector<ShardRule> feed_forward_shard_rules() const override {
-    return {{"mlp.gate_proj.weight", column_parallel_weight()},
-            {"mlp.up_proj.weight", column_parallel_weight()},
-            {"mlp.down_proj.weight", row_parallel_weight()}};
+    return {{"mlp.gate_proj.weight", column_parallel_weight_whole_mesh()},
+            {"mlp.up_proj.weight", column_parallel_weight_whole_mesh()},
+            {"mlp.down_proj.weight", row_parallel_weight_whole_mesh()}};
   }
 };
 
