@@ -5,6 +5,7 @@
 // exceed that limit, with its weights streamed or loaded first as the
 // pipeline does without streaming. Exit 0: ran; 3: a host allocation failed;
 // 1: anything else; prints the peak RSS.
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -58,6 +59,11 @@ int main(int argc, char** argv) {
   }
   const bool stream = std::string(argv[1]) == "stream";
   const int64_t budget = std::stoll(argv[2]) << 20;
+  // One malloc arena: glibc reserves 64 MB of address space (counted in
+  // VmData) for each arena a new thread opens, and on a loaded machine the
+  // thread pools may open one after the warm-up, which is not the model's
+  // memory.
+  mallopt(M_ARENA_MAX, 1);
   try {
     run(2, stream);  // warm up: thread pools, allocator arenas
     rlimit limit{};
