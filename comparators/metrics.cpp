@@ -1,5 +1,5 @@
-// PCC / atol / allclose / rel-L2 in f64 with a fixed (deterministic) parallel
-// partition, and the verdict from the enabled checks.
+// PCC / atol / allclose / rel-L2 in f64 in one read of both tensors (fixed
+// chunks and lanes, so deterministic), and the verdict from the enabled checks.
 #include "comparators/metrics.h"
 
 #include <tbb/blocked_range.h>
@@ -17,48 +17,168 @@ namespace meshtest::comparators {
 
 namespace {
 
+// Elements per chunk: a chunk's pair (512 KiB of f32) stays in L2 for its
+// second, centred pass, so DRAM is read once.
 constexpr int64_t kChunk = 1 << 16;
+// Accumulator lanes. Fixed in the source (element i always adds into lane
+// i % kLanes), so the sums, and every figure, are the same whatever vector
+// width the compiler uses and whatever the thread count.
+constexpr int kLanes = 8;
 
-// Per-chunk partial sums; combined in chunk order so results never depend on
-// thread scheduling.
-struct Partial {
-  double sum_d = 0, sum_g = 0;
-  double dev_dd = 0, dev_gg = 0, dev_dg = 0;  // second pass (about the means)
+// One chunk's figures. Means and centred sums (m2_*, c_dg) per chunk are
+// merged in chunk order (Chan et al.'s pairwise update), which is as exact
+// as a two-pass over the whole tensor without reading it twice.
+struct ChunkStats {
+  int64_t n = 0;
+  double mean_d = 0, mean_g = 0;
+  double m2_d = 0, m2_g = 0, c_dg = 0;  // sums of squared / cross deviations from the means
   double sq_diff = 0, sq_g = 0, sq_d = 0;
   double max_abs = 0;
-  int64_t nan_d = 0, inf_d = 0, nan_g = 0, inf_g = 0;
   int64_t not_close = 0, not_equal = 0;
 };
 
-// Read-only f64 view of a tensor's elements: f32 data is read in place (no
-// copy of a 10^8-element output), other dtypes are widened once.
-class DoubleView {
- public:
-  explicit DoubleView(const Tensor& t) {
-    if (t.dtype() == DType::F32) {
-      f32_ = t.data<float>();
-    } else if (t.dtype() == DType::BFP8_B) {
-      const std::vector<float> f = t.to_f32_vector();
-      wide_.assign(f.begin(), f.end());
-    } else {
-      wide_.resize(static_cast<size_t>(t.numel()));
-      for (int64_t i = 0; i < t.numel(); ++i) wide_[static_cast<size_t>(i)] = t.element_as_double(i);
-    }
-  }
-  double operator[](int64_t i) const { return f32_ ? static_cast<double>(f32_[i]) : wide_[static_cast<size_t>(i)]; }
-
- private:
-  const float* f32_ = nullptr;
-  std::vector<double> wide_;
+struct Tolerance {
+  double rtol, atol;
 };
+
+// Both passes over one chunk. A NaN or inf anywhere makes the sums
+// non-finite (finite f32 squares cannot overflow an f64 sum), which the
+// caller turns into a precise count; nothing here branches per element.
+template <typename T>
+ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
+  double sum_d[kLanes] = {}, sum_g[kLanes] = {}, sq_diff[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {};
+  double max_abs[kLanes] = {};
+  int64_t not_close[kLanes] = {}, not_equal[kLanes] = {};
+  auto first = [&](int l, double a, double b) {
+    const double diff = a - b;
+    const double abs_diff = std::fabs(diff);
+    sum_d[l] += a;
+    sum_g[l] += b;
+    sq_diff[l] += diff * diff;
+    sq_d[l] += a * a;
+    sq_g[l] += b * b;
+    max_abs[l] = max_abs[l] < abs_diff ? abs_diff : max_abs[l];
+    not_close[l] += !(abs_diff <= tol.atol + tol.rtol * std::fabs(b));
+    not_equal[l] += a != b;
+  };
+  const int64_t whole = n / kLanes * kLanes;
+  for (int64_t i = 0; i < whole; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) first(l, static_cast<double>(d[i + l]), static_cast<double>(g[i + l]));
+  }
+  for (int64_t i = whole; i < n; ++i) first(static_cast<int>(i - whole), static_cast<double>(d[i]), static_cast<double>(g[i]));
+
+  ChunkStats s;
+  s.n = n;
+  double total_d = 0, total_g = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    total_d += sum_d[l];
+    total_g += sum_g[l];
+    s.sq_diff += sq_diff[l];
+    s.sq_d += sq_d[l];
+    s.sq_g += sq_g[l];
+    s.max_abs = std::max(s.max_abs, max_abs[l]);
+    s.not_close += not_close[l];
+    s.not_equal += not_equal[l];
+  }
+  s.mean_d = total_d / static_cast<double>(n);
+  s.mean_g = total_g / static_cast<double>(n);
+
+  double m2_d[kLanes] = {}, m2_g[kLanes] = {}, c_dg[kLanes] = {};
+  auto centred = [&](int l, double a, double b) {
+    a -= s.mean_d;
+    b -= s.mean_g;
+    m2_d[l] += a * a;
+    m2_g[l] += b * b;
+    c_dg[l] += a * b;
+  };
+  for (int64_t i = 0; i < whole; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) centred(l, static_cast<double>(d[i + l]), static_cast<double>(g[i + l]));
+  }
+  for (int64_t i = whole; i < n; ++i) centred(static_cast<int>(i - whole), static_cast<double>(d[i]), static_cast<double>(g[i]));
+  for (int l = 0; l < kLanes; ++l) {
+    s.m2_d += m2_d[l];
+    s.m2_g += m2_g[l];
+    s.c_dg += c_dg[l];
+  }
+  return s;
+}
+
+// Folds chunk b into a (a's elements come first).
+void merge(ChunkStats& a, const ChunkStats& b) {
+  if (a.n == 0) {
+    a = b;
+    return;
+  }
+  const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = na + nb;
+  const double delta_d = b.mean_d - a.mean_d, delta_g = b.mean_g - a.mean_g;
+  const double weight = na * nb / n;
+  a.m2_d += b.m2_d + delta_d * delta_d * weight;
+  a.m2_g += b.m2_g + delta_g * delta_g * weight;
+  a.c_dg += b.c_dg + delta_d * delta_g * weight;
+  a.mean_d += delta_d * nb / n;
+  a.mean_g += delta_g * nb / n;
+  a.n += b.n;
+  a.sq_diff += b.sq_diff;
+  a.sq_d += b.sq_d;
+  a.sq_g += b.sq_g;
+  a.max_abs = std::max(a.max_abs, b.max_abs);
+  a.not_close += b.not_close;
+  a.not_equal += b.not_equal;
+}
+
+// Every chunk scanned in parallel, merged in order.
+template <typename T>
+ChunkStats scan(const T* d, const T* g, int64_t n, Tolerance tol) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<ChunkStats> parts(static_cast<size_t>(chunks));
+  tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
+    const int64_t begin = c * kChunk;
+    parts[static_cast<size_t>(c)] = scan_chunk(d + begin, g + begin, std::min(kChunk, n - begin), tol);
+  });
+  ChunkStats total;
+  for (const ChunkStats& p : parts) merge(total, p);
+  return total;
+}
+
+std::vector<double> widened(const Tensor& t) {
+  if (t.dtype() == DType::BFP8_B || t.dtype() == DType::F32) {
+    const std::vector<float> f = t.to_f32_vector();
+    return {f.begin(), f.end()};
+  }
+  std::vector<double> wide(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) wide[static_cast<size_t>(i)] = t.element_as_double(i);
+  return wide;
+}
+
+// f32 pairs are read in place (no copy of a 10^8-element output); any other
+// dtype is widened to f64 once.
+ChunkStats scan(const Tensor& device, const Tensor& golden, Tolerance tol) {
+  if (device.dtype() == DType::F32 && golden.dtype() == DType::F32) {
+    return scan(device.data<float>(), golden.data<float>(), device.numel(), tol);
+  }
+  const std::vector<double> d = widened(device), g = widened(golden);
+  return scan(d.data(), g.data(), device.numel(), tol);
+}
+
+// NaN / inf counts of one side, for the failure message.
+struct NonFinite {
+  int64_t nan = 0, inf = 0;
+};
+NonFinite count_non_finite(const Tensor& t) {
+  NonFinite c;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const double v = t.element_as_double(i);
+    c.nan += std::isnan(v);
+    c.inf += std::isinf(v);
+  }
+  return c;
+}
 
 std::string fmt(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
-
-bool close(double d, double g, double rtol, double atol) { return std::fabs(d - g) <= atol + rtol * std::fabs(g); }
 
 }  // namespace
 
@@ -112,54 +232,16 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
     m.allclose = m.equal = m.passed = true;
     return m;
   }
-  const DoubleView d(device);
-  const DoubleView g(golden);
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<Partial> parts(static_cast<size_t>(chunks));
-
-  tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
-    Partial& p = parts[static_cast<size_t>(c)];
-    const int64_t end = std::min(n, (c + 1) * kChunk);
-    for (int64_t i = c * kChunk; i < end; ++i) {
-      const double a = d[i], b = g[i];
-      p.nan_d += std::isnan(a);
-      p.inf_d += std::isinf(a);
-      p.nan_g += std::isnan(b);
-      p.inf_g += std::isinf(b);
-      p.sum_d += a;
-      p.sum_g += b;
-      const double diff = a - b;
-      p.sq_diff += diff * diff;
-      p.sq_g += b * b;
-      p.sq_d += a * a;
-      p.max_abs = std::max(p.max_abs, std::fabs(diff));
-      p.not_close += !close(a, b, config.allclose_rtol, config.allclose_atol);
-      p.not_equal += a != b;
-    }
-  });
-  Partial total;
-  for (const Partial& p : parts) {
-    total.sum_d += p.sum_d;
-    total.sum_g += p.sum_g;
-    total.sq_diff += p.sq_diff;
-    total.sq_g += p.sq_g;
-    total.sq_d += p.sq_d;
-    total.max_abs = std::max(total.max_abs, p.max_abs);
-    total.nan_d += p.nan_d;
-    total.inf_d += p.inf_d;
-    total.nan_g += p.nan_g;
-    total.inf_g += p.inf_g;
-    total.not_close += p.not_close;
-    total.not_equal += p.not_equal;
-  }
-  if (total.nan_d + total.inf_d + total.nan_g + total.inf_g > 0) {
+  const ChunkStats total = scan(device, golden, {config.allclose_rtol, config.allclose_atol});
+  if (!std::isfinite(total.mean_d + total.mean_g + total.sq_d + total.sq_g)) {
+    const NonFinite dev = count_non_finite(device), gold = count_non_finite(golden);
     m.finite = false;
     m.pcc = 0.0;
     m.atol = INFINITY;
     m.rel_l2 = INFINITY;
-    m.failure = "output '" + name + "': non-finite values (device: " + std::to_string(total.nan_d) + " NaN, " +
-                std::to_string(total.inf_d) + " inf; golden: " + std::to_string(total.nan_g) + " NaN, " +
-                std::to_string(total.inf_g) + " inf)";
+    m.failure = "output '" + name + "': non-finite values (device: " + std::to_string(dev.nan) + " NaN, " +
+                std::to_string(dev.inf) + " inf; golden: " + std::to_string(gold.nan) + " NaN, " +
+                std::to_string(gold.inf) + " inf)";
     return m;
   }
   m.atol = total.max_abs;
@@ -167,31 +249,10 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
   m.norm_ratio = total.sq_g > 0 ? std::sqrt(total.sq_d / total.sq_g) : (total.sq_d > 0 ? INFINITY : 1.0);
   m.allclose = total.not_close == 0;
   m.equal = total.not_equal == 0;
-
-  {
-    const double mean_d = total.sum_d / static_cast<double>(n);
-    const double mean_g = total.sum_g / static_cast<double>(n);
-    tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
-      Partial& p = parts[static_cast<size_t>(c)];
-      const int64_t end = std::min(n, (c + 1) * kChunk);
-      for (int64_t i = c * kChunk; i < end; ++i) {
-        const double a = d[i] - mean_d, b = g[i] - mean_g;
-        p.dev_dd += a * a;
-        p.dev_gg += b * b;
-        p.dev_dg += a * b;
-      }
-    });
-    double dd = 0, gg = 0, dg = 0;
-    for (const Partial& p : parts) {
-      dd += p.dev_dd;
-      gg += p.dev_gg;
-      dg += p.dev_dg;
-    }
-    if (dd == 0.0 || gg == 0.0) {
-      m.pcc = m.allclose ? 1.0 : 0.0;
-    } else {
-      m.pcc = std::clamp(dg / std::sqrt(dd * gg), -1.0, 1.0);
-    }
+  if (total.m2_d == 0.0 || total.m2_g == 0.0) {
+    m.pcc = m.allclose ? 1.0 : 0.0;
+  } else {
+    m.pcc = std::clamp(total.c_dg / std::sqrt(total.m2_d * total.m2_g), -1.0, 1.0);
   }
 
   std::vector<std::string> reasons;

@@ -99,7 +99,11 @@ Tensor lower_weight(const Graph& graph, const DeviceProgram& program, const Devi
     const Param* p = graph.find_param(b.name);
     if (p == nullptr) throw CompileError("weight '" + b.name + "' is not a parameter of graph '" + graph.name + "'");
     try {
-      t = materialize(*p, graph.type(p->value));
+      // A recipe weight bound for bf16 is generated straight into bf16 (the
+      // same bits as f32 rounded: core/simd.h): half the bytes, no conversion.
+      TensorType type = graph.type(p->value);
+      if (!p->data.defined() && type.dtype == DType::F32 && b.type.dtype == DType::BF16) type.dtype = DType::BF16;
+      t = materialize(*p, type);
     } catch (const CompileError&) {
       throw;
     } catch (const Error& e) {

@@ -6,8 +6,7 @@
 #include <cstring>
 #include <sstream>
 
-#include <sys/mman.h>
-
+#include "core/buffer_pool.h"
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/parallel.h"
@@ -46,24 +45,22 @@ std::vector<int64_t> shape_strides(const Shape& shape) {
 
 namespace {
 
-// Large tensors are 2 MiB aligned and asked to be backed by transparent huge
-// pages: first touch then faults once per 2 MiB instead of once per 4 KiB
-// (a model's weights and activations are mostly such tensors).
 // Elements per parallel conversion task.
 constexpr int64_t kConvertGrain = int64_t{1} << 16;
 
-constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kHugePageThreshold = 2 * kHugePage;
-
+// Large tensors come from the buffer pool (2 MiB aligned, transparent huge
+// pages, recycled instead of fresh zeroed pages: core/buffer_pool.h); small
+// ones from malloc.
 std::shared_ptr<void> allocate_storage(size_t bytes, bool zero) {
   const size_t rounded = bytes == 0 ? 64 : ((bytes + 63) / 64) * 64;
-  const bool huge = rounded >= kHugePageThreshold;
-  const size_t size = huge ? (rounded + kHugePage - 1) / kHugePage * kHugePage : rounded;
-  void* p = std::aligned_alloc(huge ? kHugePage : 64, size);
+  if (rounded >= buffer_pool::kMinBytes) {
+    const buffer_pool::Buffer b = buffer_pool::acquire(rounded);
+    if (b.data == nullptr) throw OutOfMemoryError("host allocation of " + std::to_string(bytes) + " bytes failed");
+    if (zero) std::memset(b.data, 0, rounded);
+    return std::shared_ptr<void>(b.data, [b](void*) { buffer_pool::release(b); });
+  }
+  void* p = std::aligned_alloc(64, rounded);
   if (p == nullptr) throw OutOfMemoryError("host allocation of " + std::to_string(bytes) + " bytes failed");
-#ifdef MADV_HUGEPAGE
-  if (huge) madvise(p, size, MADV_HUGEPAGE);  // a hint: no error if THP is off
-#endif
   if (zero) std::memset(p, 0, rounded);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }

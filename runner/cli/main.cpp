@@ -116,7 +116,7 @@ void add_compile_options(CLI::App* run, meshtest::runner::CompileSettings& o) {
   run->add_option("--stream-weights", stream_weights,
                   "Make each weight when an op first needs it and free it after its last use, on the golden and "
                   "the chips (device memory is planned and accounted as before); auto: when the model's weights "
-                  "exceed 40% of RAM (default auto)")
+                  "exceed 1 GiB or 40% of RAM (default auto)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->each([&o](const std::string& v) {
         using meshtest::runner::WeightStreaming;

@@ -11,8 +11,8 @@ namespace meshtest::runner {
 // --stream-weights (README "Models larger than the host"): whether a case's
 // weights are made when an op first needs them and freed after its last use,
 // on the golden and on the chips, instead of all at load. Auto streams when
-// the model's weights would take more than kStreamWeightsShareOfRam of the
-// host's physical memory (runner/pipeline/weight_streaming.h).
+// the model's weights take more than 1 GiB (or a share of the host's memory
+// where that is less: runner/pipeline/weight_streaming.h).
 enum class WeightStreaming { Auto, On, Off };
 
 struct CompileSettings {

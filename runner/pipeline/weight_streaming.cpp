@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace meshtest::runner {
 
 int64_t weight_bytes(const Graph& graph) {
@@ -20,7 +22,9 @@ bool streams_weights(WeightStreaming setting, const Graph& graph, int64_t host_m
     case WeightStreaming::Off: return false;
     case WeightStreaming::Auto: break;
   }
-  return static_cast<double>(weight_bytes(graph)) > kStreamWeightsShareOfRam * static_cast<double>(host_memory_bytes);
+  const double threshold = std::min(static_cast<double>(kStreamWeightsAboveBytes),
+                                    kStreamWeightsShareOfRam * static_cast<double>(host_memory_bytes));
+  return static_cast<double>(weight_bytes(graph)) > threshold;
 }
 
 int64_t host_physical_memory_bytes() {

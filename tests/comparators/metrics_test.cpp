@@ -161,6 +161,59 @@ TEST(Pcc, HundredMillionElementsInF64) {
   EXPECT_NEAR(m.atol, 0.3, 1e-3);
 }
 
+// The one-read scan merges per-chunk means and centred sums: on data whose
+// mean dwarfs its spread, across many chunks and a ragged tail, PCC, norm
+// ratio and rel-L2 match a long-double two-pass reference; a merge that
+// dropped the between-chunk term would be far off.
+TEST(Pcc, ChunkMergeMatchesATwoPassReference) {
+  const int64_t n = 3 * 65536 + 13;
+  Tensor golden(DType::F32, {n});
+  Tensor device(DType::F32, {n});
+  float* g = golden.data<float>();
+  float* d = device.data<float>();
+  const Tensor noise = random_normal({n}, 17);
+  for (int64_t i = 0; i < n; ++i) {
+    g[i] = static_cast<float>(5000.0 + i / 2000.0);  // a trend: every chunk has its own mean
+    d[i] = g[i] + 0.05f * noise.data<float>()[i];
+  }
+  long double mg = 0, md = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    mg += g[i];
+    md += d[i];
+  }
+  mg /= n;
+  md /= n;
+  long double gg = 0, dd = 0, dg = 0, sq_g = 0, sq_d = 0, sq_diff = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const long double a = d[i] - md, b = g[i] - mg;
+    dd += a * a;
+    gg += b * b;
+    dg += a * b;
+    sq_g += static_cast<long double>(g[i]) * g[i];
+    sq_d += static_cast<long double>(d[i]) * d[i];
+    sq_diff += static_cast<long double>(d[i] - g[i]) * (d[i] - g[i]);
+  }
+  const OutputMetrics m = compare_tensors("o", device, golden, {});
+  EXPECT_NEAR(m.pcc, static_cast<double>(dg / std::sqrt(dd * gg)), 1e-12);
+  EXPECT_NEAR(m.norm_ratio, static_cast<double>(std::sqrt(sq_d / sq_g)), 1e-12);
+  EXPECT_NEAR(m.rel_l2, static_cast<double>(std::sqrt(sq_diff / sq_g)), 1e-12);
+  EXPECT_LT(m.pcc, 1.0);
+}
+
+// A NaN in the last, ragged chunk is counted exactly however the sums saw it.
+TEST(Pcc, NonFiniteInARaggedLastChunkIsCounted) {
+  const int64_t n = 2 * 65536 + 3;
+  Tensor golden = random_normal({n}, 3);
+  Tensor device = random_normal({n}, 3);
+  device.data<float>()[n - 1] = NAN;
+  device.data<float>()[70000] = INFINITY;
+  golden.data<float>()[5] = -INFINITY;
+  const OutputMetrics m = compare_tensors("o", device, golden, {});
+  EXPECT_FALSE(m.passed);
+  EXPECT_FALSE(m.finite);
+  EXPECT_NE(m.failure.find("device: 1 NaN, 1 inf; golden: 0 NaN, 1 inf"), std::string::npos) << m.failure;
+}
+
 // The elementwise ulp bound: round-to-nearest of the reference is within half
 // an ulp, truncation within one, and tanh-GELU for erf-GELU is far out where
 // gelu's result is small; tiny values are held to the tensor's scale.

@@ -1,5 +1,5 @@
 // --stream-weights per case: on / off as given, auto by the model's weight
-// bytes against the host's memory; streamed, the inference steps leave the
+// bytes (above 1 GiB, or a share of the host's memory); streamed, the inference steps leave the
 // model's weights lazy and ask the backend to stream; the YAML seq_len
 // reaches an inference case's loader.
 #include <gtest/gtest.h>
@@ -26,6 +26,24 @@ TEST(WeightStreaming, OnAndOffAsGivenAutoByTheModelAgainstTheHost) {
   EXPECT_FALSE(streams_weights(WeightStreaming::Off, g, 1));
   EXPECT_TRUE(streams_weights(WeightStreaming::Auto, g, 9000));    // 4000 > 40% of 9000
   EXPECT_FALSE(streams_weights(WeightStreaming::Auto, g, 11000));  // 4000 < 40% of 11000
+}
+
+// Above 1 GiB of weights auto streams whatever the host's memory (faster
+// than loading: recycled buffers instead of fresh pages); at or below, a
+// large host loads them.
+TEST(WeightStreaming, AutoStreamsEveryModelAboveOneGibibyte) {
+  GraphBuilder b("big");
+  const ValueId x = b.input("x", DType::F32, {2, 16384});
+  b.output("y", b.linear(x, b.weight("w", {16384 + 1, 16384}, Initializer::normal(0, 1, 1))));
+  const Graph big = b.finish();
+  EXPECT_GT(weight_bytes(big), kStreamWeightsAboveBytes);
+  EXPECT_TRUE(streams_weights(WeightStreaming::Auto, big, int64_t{1} << 40));
+  GraphBuilder s("at_limit");
+  const ValueId y = s.input("x", DType::F32, {2, 16384});
+  s.output("y", s.linear(y, s.weight("w", {16384, 16384}, Initializer::normal(0, 1, 1))));
+  const Graph at_limit = s.finish();
+  EXPECT_EQ(weight_bytes(at_limit), kStreamWeightsAboveBytes);
+  EXPECT_FALSE(streams_weights(WeightStreaming::Auto, at_limit, int64_t{1} << 40));
 }
 
 TEST(WeightStreaming, StreamedInferenceKeepsTheWeightsLazy) {
