@@ -63,17 +63,32 @@ bool looks_like_option(const std::string& arg) {
   return arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1])) && arg[1] != '.';
 }
 
-CLI::Validator number_at_least(double low, bool inclusive) {
-  const std::string bound = std::string(inclusive ? ">= " : "> ") + (low == 0 ? "0" : std::to_string(low));
+// `whole`: an integer count (jobs, reruns, ...), so "2.5" and "-3" are refused
+// here with the range instead of wrapping or failing CLI11's conversion.
+CLI::Validator number_at_least(double low, bool inclusive, bool whole) {
+  const std::string kind = whole ? "a whole number " : "a number ";
+  const std::string low_text = whole || low == 0 ? std::to_string(static_cast<long>(low)) : std::to_string(low);
+  const std::string bound = std::string(inclusive ? ">= " : "> ") + low_text;
   return CLI::Validator(
-      [low, inclusive, bound](std::string& value) -> std::string {
+      [low, inclusive, whole, kind, bound](std::string& value) -> std::string {
         char* end = nullptr;
-        const double v = std::strtod(value.c_str(), &end);
-        if (value.empty() || end == value.c_str() || *end != '\0') return "expected a number " + bound + ", got '" + value + "'";
-        if (inclusive ? v < low : v <= low) return "expected a number " + bound + ", got " + value;
+        const double v =
+            whole ? static_cast<double>(std::strtoll(value.c_str(), &end, 10)) : std::strtod(value.c_str(), &end);
+        if (value.empty() || end == value.c_str() || *end != '\0') return "expected " + kind + bound + ", got '" + value + "'";
+        if (inclusive ? v < low : v <= low) return "expected " + kind + bound + ", got " + value;
         return "";
       },
-      "NUMBER " + bound, "");
+      (whole ? "INT " : "NUMBER ") + bound, "");
+}
+
+// A repeatable option (a vector) takes one value per occurrence: CLI11 would
+// otherwise let `--models-root DIR ID...` take the test ids as more folders.
+void one_value_per_occurrence(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    if (!o->get_positional() && o->get_items_expected_max() >= CLI::detail::expected_max_vector_size) {
+      o->allow_extra_args(false);
+    }
+  }
 }
 
 }  // namespace
@@ -105,8 +120,10 @@ void add_console_habits(CLI::App& app, ConsoleHabits& habits) {
   add_habit_options(&app, habits);
   // Subcommands get them when parsing starts, so one registered after this call has them too.
   app.preparse_callback([&app, &habits](std::size_t) {
+    one_value_per_occurrence(app);
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
       if (sub->get_option_no_throw("--color") == nullptr) add_habit_options(sub, habits);
+      one_value_per_occurrence(*sub);
     }
   });
 }
@@ -155,7 +172,8 @@ std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& erro
   return out.str();
 }
 
-CLI::Validator non_negative_number() { return number_at_least(0, true); }
-CLI::Validator positive_number() { return number_at_least(0, false); }
+CLI::Validator non_negative_number() { return number_at_least(0, true, false); }
+CLI::Validator positive_number() { return number_at_least(0, false, false); }
+CLI::Validator whole_number_at_least(long low) { return number_at_least(static_cast<double>(low), true, true); }
 
 }  // namespace meshtest::runner

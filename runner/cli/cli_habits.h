@@ -1,7 +1,9 @@
 // Command-line habits that hold for every subcommand, including ones added
 // later: -q/-v/-vv and --color accepted before or after the subcommand,
-// "did you mean" for a misspelt subcommand or option, and numeric checks
-// whose message names the option and the value (not CLI11's double range).
+// "did you mean" for a misspelt subcommand or option, a repeatable option
+// takes one value per occurrence (never the positionals after it), and
+// numeric checks whose message names the option, the range and the value
+// (not CLI11's double range).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,7 +21,8 @@ struct ConsoleHabits {
 };
 
 // Adds -q, -v/-vv and --color to `app` now and, when parsing starts, to
-// every subcommand it has then (also those registered after this call).
+// every subcommand it has then (also those registered after this call);
+// then too, every repeatable option of them takes one value per occurrence.
 void add_console_habits(CLI::App& app, ConsoleHabits& habits);
 
 // A usage error's message with a "did you mean" line when the subcommand or
@@ -29,5 +32,7 @@ std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& erro
 // Number checks: "--timeout: expected a number >= 0, got 'abc'".
 CLI::Validator non_negative_number();
 CLI::Validator positive_number();
+// Counts: "--jobs: expected a whole number >= 1, got -3".
+CLI::Validator whole_number_at_least(long low);
 
 }  // namespace meshtest::runner

@@ -361,7 +361,10 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
       store = std::make_unique<reports::SpooledStore>(
           std::move(opened), [url = ro.db] { return reports::open_store(url); }, spool, ro.store_retry_seconds);
     }
-    if (!ro.json.empty()) json_lines = std::make_unique<reports::JsonLinesWriter>(ro.json);
+    if (!ro.json.empty()) {
+      json_lines = std::make_unique<reports::JsonLinesWriter>(
+          ro.json, ro.json_stdout_fd >= 0 ? ro.json_stdout_fd : STDOUT_FILENO);
+    }
     lo.maxfail = ro.maxfail;
     if (!ro.junitxml.empty()) check_output_folder(ro.junitxml, "--junitxml");
   } catch (const Error& e) {

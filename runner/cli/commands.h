@@ -24,6 +24,7 @@ constexpr int kExitStoreUnreachable = 6;
 struct RunOptions {
   std::string junitxml;
   std::string json;  // --json: JSON lines, one result per line
+  int json_stdout_fd = -1;  // --json -: the original stdout, kept apart from descriptor 1 (json_stdout.h)
   std::string db = kDefaultResultsStore;  // "" disables the store
   bool force_run = false;
   bool strict_xfail = true;

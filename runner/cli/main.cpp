@@ -12,11 +12,13 @@
 #include "runner/cli/cli_habits.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/config_cli.h"
+#include "runner/cli/json_stdout.h"
 #include "runner/cli/merge_command.h"
 #include "runner/cli/mutate_command.h"
 #include "runner/cli/openmp_wait_policy.h"
 #include "runner/cli/ops_command.h"
 #include "runner/cli/report_commands.h"
+#include "runner/engine/process_stats.h"
 #include "runner/engine/progress.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/training_steps.h"
@@ -61,7 +63,8 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
       ->check(CLI::IsMember({"process", "none"}))
       ->capture_default_str()
       ->each([&o](const std::string& v) { o.isolate = v == "process"; });
-  run->add_option("-j,--jobs", o.jobs, "Cases run in parallel (default: the number of cores)");
+  run->add_option("-j,--jobs", o.jobs, "Cases run in parallel (default: the number of cores)")
+      ->check(meshtest::runner::whole_number_at_least(1));
   run->add_option("--timeout", o.timeout_seconds, "Default per-case deadline in seconds (0: none)")
       ->check(meshtest::runner::non_negative_number())
       ->capture_default_str();
@@ -70,9 +73,13 @@ CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
       ->capture_default_str();
   run->add_option("--max-memory", o.max_memory,
                   "Host memory budget for running cases, e.g. 16G (default: 80% of RAM); a worker above it is "
-                  "killed (oom)");
+                  "killed (oom)")
+      ->check([](const std::string& v) {
+        const std::optional<int64_t> bytes = meshtest::runner::parse_byte_size(v);
+        return bytes && *bytes > 0 ? std::string() : "expected a size > 0 such as 512M or 8G, got '" + v + "'";
+      });
   run->add_option("--reruns", o.reruns, "Retry a failed case up to N times (a pass on retry is flaky)")
-      ->check(meshtest::runner::non_negative_number());
+      ->check(meshtest::runner::whole_number_at_least(0));
   run->add_option("--shard", o.shard, "Run shard I of N (I/N, 1-based) of the selection");
   run->add_option("--run-id", o.run_id, "Id of the new run (e.g. shared by CI shards)");
   run->add_option("--store-retry-timeout", o.store_retry_seconds,
@@ -130,13 +137,14 @@ void add_desk_options(CLI::App* run, RunOptions& o) {
   run->add_flag_function("-x,--exitfirst", [&o](std::int64_t) { o.maxfail = 1; },
                          "Stop after the first unexpected result (as --maxfail 1)");
   run->add_option("--maxfail", o.maxfail,
-                  "Stop after N unexpected results: no case starts any more, running ones finish");
+                  "Stop after N unexpected results: no case starts any more, running ones finish (0: no limit)")
+      ->check(meshtest::runner::whole_number_at_least(0));
   run->add_flag("--lf,--last-failed", o.last_failed,
                 "Run only the cases whose newest result on --arch in the store (last 20 runs) did not pass; "
                 "all when none");
   run->add_flag("--ff,--failed-first", o.failed_first, "Run those cases first, then the rest");
   run->add_option("--durations", o.durations, "Print the N slowest cases after the run (0: all)")
-      ->check(meshtest::runner::non_negative_number());
+      ->check(meshtest::runner::whole_number_at_least(0));
   run->add_flag("--collect-only", o.collect_only, "List the cases this command would run (as `collect`), run nothing");
   run->add_flag("--tree", o.collect_view.tree, "--collect-only: group the cases by loader folder");
 }
@@ -280,6 +288,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Before anything logs or forks: with `--json -` only the JSON lines reach stdout.
+  if (*run && run_opts.json == "-") run_opts.json_stdout_fd = meshtest::runner::reserve_stdout_for_json();
   if (const char* level = std::getenv("MESHTEST_LOG_LEVEL")) spdlog::set_level(spdlog::level::from_str(level));
   if (habits.verbosity >= 2) spdlog::set_level(spdlog::level::debug);
   run_opts.console = habits.style(meshtest::runner::is_terminal(run_opts.json == "-" ? 2 : 1));

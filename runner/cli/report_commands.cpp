@@ -14,6 +14,7 @@
 #include "reports/result_rows.h"
 #include "reports/result_store.h"
 #include "reports/run_analysis.h"
+#include "runner/cli/cli_habits.h"
 #include "runner/cli/runs_command.h"
 #include "runner/collection/matrix.h"
 
@@ -251,44 +252,58 @@ ReportCommands::ReportCommands(CLI::App& app) {
   report_ = app.add_subcommand("report", "Write the HTML dashboard of the last runs");
   db(report_);
   report_->add_option("--out", o_.out, "HTML file to write")->capture_default_str();
-  report_->add_option("--runs", o_.runs, "How many recent runs to show (default 20)");
+  report_->add_option("--runs", o_.runs, "How many recent runs to show (default 20)")
+      ->check(whole_number_at_least(1));
   report_->add_option("--title", o_.title, "Page title")->capture_default_str();
-  report_->add_option("--pcc-margin", o_.pcc_margin, "PCC drop shown as a regression")->capture_default_str();
+  report_->add_option("--pcc-margin", o_.pcc_margin, "PCC drop shown as a regression")
+      ->check(non_negative_number())
+      ->capture_default_str();
 
   history_ = app.add_subcommand("history", "A case across runs: outcome, PCC, time");
   db(history_);
   history_->add_option("id", o_.test_id, "Test id")->required();
-  history_->add_option("--limit", o_.limit, "Most recent results to show")->capture_default_str();
+  history_->add_option("--limit", o_.limit, "Most recent results to show")
+      ->check(whole_number_at_least(1))
+      ->capture_default_str();
 
   diff_ = app.add_subcommand("diff", "What changed between two runs (default: the last two); exit 1 on regression");
   db(diff_);
   diff_->add_option("run_a", o_.run_a, "Earlier run id");
   diff_->add_option("run_b", o_.run_b, "Later run id (default: the newest)");
-  diff_->add_option("--pcc-margin", o_.pcc_margin, "A PCC drop larger than this regresses")->capture_default_str();
-  diff_->add_option("--time-factor", o_.time_factor, "A case this many times slower (and --time-floor more) is slower; 0: off")
+  diff_->add_option("--pcc-margin", o_.pcc_margin, "A PCC drop larger than this regresses")
+      ->check(non_negative_number())
       ->capture_default_str();
-  diff_->add_option("--time-floor", o_.time_floor, "Seconds a case must also lose to be slower")->capture_default_str();
+  diff_->add_option("--time-factor", o_.time_factor, "A case this many times slower (and --time-floor more) is slower; 0: off")
+      ->check(non_negative_number())
+      ->capture_default_str();
+  diff_->add_option("--time-floor", o_.time_floor, "Seconds a case must also lose to be slower")
+      ->check(non_negative_number())
+      ->capture_default_str();
   diff_->add_flag("--fail-on-slower", o_.fail_on_slower, "Slower cases alone exit 1 (by default they are only listed)");
   diff_->add_option("--perf-margin", o_.perf_margin,
                     "Perf: a modelled device time (or a perf run's median execution) growing by more than this "
                     "fraction is listed as a perf regression")
+      ->check(non_negative_number())
       ->capture_default_str();
   diff_->add_flag("--fail-on-perf", o_.fail_on_perf, "Perf regressions alone exit 1 (by default they are only listed)");
 
   flaky_ = app.add_subcommand("flaky", "Cases whose outcome changes across recent runs");
   db(flaky_);
-  flaky_->add_option("--runs", o_.runs, "How many recent runs to look at (default 10)");
+  flaky_->add_option("--runs", o_.runs, "How many recent runs to look at (default 10)")
+      ->check(whole_number_at_least(1));
 
   promote_ = app.add_subcommand("promote", "Turn the last N runs into test_config edits (a unified diff)");
   db(promote_);
-  promote_->add_option("--runs", o_.runs, "Cases must pass in each of the last N runs (default 3)");
+  promote_->add_option("--runs", o_.runs, "Cases must pass in each of the last N runs (default 3)")
+      ->check(whole_number_at_least(1));
   promote_->add_flag("--write", o_.write, "Apply the edits to the YAML files instead of printing the diff");
   promote_->add_flag("--raise-pcc", o_.raise_pcc,
                      "Also raise a required_pcc below the default 0.99 to the worst PCC - 0.002 (never above 0.99)");
 
   runs_ = app.add_subcommand("runs", "List recent runs: arches, selection, counts (incl. missing), state");
   db(runs_);
-  runs_->add_option("--runs", o_.runs, "How many recent runs to list (default 20)");
+  runs_->add_option("--runs", o_.runs, "How many recent runs to list (default 20)")
+      ->check(whole_number_at_least(1));
 
   promote_->add_option("--config-dir", o_.config_dir,
                        "Folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source test_config)");

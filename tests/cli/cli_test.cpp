@@ -2,17 +2,11 @@
 // fixture loaders that fail on purpose, checking output, exit status and the
 // JUnit file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace {
 
@@ -20,9 +14,7 @@ namespace fs = std::filesystem;
 
 using Result = meshtest::testing::CommandResult;
 
-Result run(const std::string& args, const std::string& env = "") {
-  return meshtest::testing::run_command(env + " " + MESHTEST_BINARY + " " + args);
-}
+using meshtest::testing::run_meshtest;
 
 std::string read_file(const fs::path& p) { return meshtest::testing::read_text_file(p.string()); }
 
@@ -31,30 +23,23 @@ size_t count(const std::string& text, const std::string& needle) { return count_
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() /
-          ("meshtest_cli_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir / "empty_config");
-  }
-  void TearDown() override { fs::remove_all(dir); }
+  void SetUp() override { fs::create_directories(dir / "empty_config"); }
   std::string db() const { return "--db " + (dir / "results.db").string(); }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_cli_"};
 };
 
 const std::string kFixtures = std::string("--models-root ") + MESHTEST_FIXTURE_ROOT;
 
 TEST_F(Cli, HelpListsSubcommands) {
-  const Result r = run("--help");
+  const Result r = run_meshtest("--help");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.output.find("collect"), std::string::npos);
   EXPECT_NE(r.output.find("run"), std::string::npos);
 }
 
 TEST_F(Cli, CollectListsTheZoo) {
-  const Result r = run("collect");
+  const Result r = run_meshtest("collect");
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* id : {"mnist/image_classification/native-mlp-single_device-inference",
                          "resnet/native-resnet18-single_device-inference",
@@ -65,15 +50,15 @@ TEST_F(Cli, CollectListsTheZoo) {
     EXPECT_NE(r.output.find(std::string(id) + "\n"), std::string::npos) << id << "\n" << r.output;
   }
   EXPECT_NE(r.output.find(" tests collected (0 deselected)\n"), std::string::npos) << r.output;
-  const Result k = run("collect -k 'resnet50 and single_device and inference'");
+  const Result k = run_meshtest("collect -k 'resnet50 and single_device and inference'");
   EXPECT_NE(k.output.find("1/"), std::string::npos) << k.output;
 }
 
 TEST_F(Cli, SmallModelsPassEndToEndAndJunitRecordsThem) {
   const fs::path junit = dir / "junit.xml";
   const Result r =
-      run("run -k '(mlp or resnet_tiny or bert_tiny) and single_device and inference' --junitxml " + junit.string() +
-          " " + db());
+      run_meshtest("run -k '(mlp or resnet_tiny or bert_tiny) and single_device and inference' --junitxml " +
+                   junit.string() + " " + db());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("3 passed"), std::string::npos) << r.output;
   const std::string xml = read_file(junit);
@@ -84,7 +69,7 @@ TEST_F(Cli, SmallModelsPassEndToEndAndJunitRecordsThem) {
 }
 
 TEST_F(Cli, Resnet50PassesWithItsPcc) {
-  const Result r = run("run resnet/native-resnet50-single_device-inference " + db());
+  const Result r = run_meshtest("run resnet/native-resnet50-single_device-inference " + db());
   ASSERT_EQ(r.status, 0) << r.output;
   const size_t at = r.output.find("PASSED   pcc=");
   ASSERT_NE(at, std::string::npos) << r.output;
@@ -95,7 +80,7 @@ TEST_F(Cli, Resnet50PassesWithItsPcc) {
 // PCC failure (INCORRECT_RESULT), and since the case is EXPECTED_PASSING in
 // the shipped config, the run exits 1.
 TEST_F(Cli, PerturbedDeviceKernelFailsWithIncorrectResult) {
-  const Result r = run("run resnet/native-resnet_tiny-single_device-inference " + db(),
+  const Result r = run_meshtest("run resnet/native-resnet_tiny-single_device-inference " + db(),
                        "MESHTEST_TEST_PERTURB_DEVICE_OP=conv2d");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
@@ -107,7 +92,7 @@ TEST_F(Cli, PerturbedDeviceKernelFailsWithIncorrectResult) {
 // (the compiler's test-only hook) fails it naming the parameter whose
 // gradient is wrong; the case is EXPECTED_PASSING, so the run exits 1.
 TEST_F(Cli, TinyModelTrainingPasses) {
-  const Result r = run("run -k bert_tiny -m 'training and single_device' " + db());
+  const Result r = run_meshtest("run -k bert_tiny -m 'training and single_device' " + db());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("PASSED"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("bert/masked_lm/native-bert_tiny-single_device-training"), std::string::npos) << r.output;
@@ -116,7 +101,8 @@ TEST_F(Cli, TinyModelTrainingPasses) {
 
 TEST_F(Cli, WrongVjpRuleFailsTheTrainingCaseNamingTheParameter) {
   const Result r =
-      run("run bert/masked_lm/native-bert_tiny-single_device-training " + db(), "MESHTEST_TEST_WRONG_VJP=layer_norm");
+      run_meshtest("run bert/masked_lm/native-bert_tiny-single_device-training " + db(),
+                   "MESHTEST_TEST_WRONG_VJP=layer_norm");
   EXPECT_EQ(r.status, 1) << r.output;
   // The autodiff check blames the compiler's backward graph first, then the
   // device's gradient comparison names the parameter too.
@@ -131,15 +117,15 @@ TEST_F(Cli, WrongVjpRuleFailsTheTrainingCaseNamingTheParameter) {
 // far past the f32 difference of two correct backward passes (1e-6).
 TEST_F(Cli, AutodiffCheckCatchesAVjpRuleUnderBf16Noise) {
   const std::string id = "bert/masked_lm/native-bert_tiny-single_device-training";
-  const Result honest = run("run " + id + " " + db());
+  const Result honest = run_meshtest("run " + id + " " + db());
   EXPECT_EQ(honest.status, 0) << honest.output;
-  const Result caught = run("run " + id + " " + db(), "MESHTEST_MUTANT=vjp_gelu_tanh_form");
+  const Result caught = run_meshtest("run " + id + " " + db(), "MESHTEST_MUTANT=vjp_gelu_tanh_form");
   EXPECT_EQ(caught.status, 1) << caught.output;
   EXPECT_NE(caught.output.find("autodiff check: gradient of bert.encoder.layer."), std::string::npos) << caught.output;
   EXPECT_NE(caught.output.find("a VJP rule is wrong (the device is not involved)"), std::string::npos) << caught.output;
-  std::ofstream(dir / "empty_config" / "off.yaml")
-      << "test_config:\n  " << id << ":\n    status: EXPECTED_PASSING\n    autodiff_check: false\n";
-  const Result off = run("run " + id + " --config-dir " + (dir / "empty_config").string() + " " + db(),
+  meshtest::testing::write_test_config(dir / "empty_config" / "off.yaml",
+                                       {{id, {"status: EXPECTED_PASSING", "autodiff_check: false"}}});
+  const Result off = run_meshtest("run " + id + " --config-dir " + (dir / "empty_config").string() + " " + db(),
                          "MESHTEST_MUTANT=vjp_gelu_tanh_form");
   EXPECT_EQ(off.status, 0) << off.output;  // the device-level checks alone cannot see it
 }
@@ -149,7 +135,7 @@ TEST_F(Cli, AutodiffCheckCatchesAVjpRuleUnderBf16Noise) {
 // never runs (neither model has a convolution), so it survives.
 TEST_F(Cli, MutatePrintsTheKillMatrixAndScoreAndWritesItAsJson) {
   const fs::path json = dir / "kill.json";
-  const Result r = run("mutate -k \"mnist or bert_tiny\" -m \"single_device and inference\" -j 2 "
+  const Result r = run_meshtest("mutate -k \"mnist or bert_tiny\" -m \"single_device and inference\" -j 2 "
                        "--mutants linear_bias_ignored,conv2d_bias_ignored --kill-matrix " +
                        json.string() + " " + db());
   EXPECT_EQ(r.status, 0) << r.output;
@@ -163,26 +149,26 @@ TEST_F(Cli, MutatePrintsTheKillMatrixAndScoreAndWritesItAsJson) {
   EXPECT_NE(matrix.find("\"total\": 2"), std::string::npos) << matrix;
   EXPECT_EQ(count(matrix, "\"run_id\": \"mutate-"), 2u) << matrix;
   // Every run is in the store like any other run.
-  const Result history = run("history mnist/image_classification/native-mlp-single_device-inference " + db());
+  const Result history = run_meshtest("history mnist/image_classification/native-mlp-single_device-inference " + db());
   EXPECT_EQ(count(history.output, "mutate-"), 3u) << history.output;
 }
 
 TEST_F(Cli, UnknownMutantIsAUsageErrorListingTheKnownOnes) {
-  const Result env = run("collect -k mnist", "MESHTEST_MUTANT=no_such_mutant");
+  const Result env = run_meshtest("collect -k mnist", "MESHTEST_MUTANT=no_such_mutant");
   EXPECT_EQ(env.status, 2) << env.output;
   EXPECT_NE(env.output.find("MESHTEST_MUTANT='no_such_mutant' names no catalogued mutant; known: gelu_scale_1pct"),
             std::string::npos)
       << env.output;
-  const Result option = run("mutate -k mnist --mutants no_such_mutant " + db());
+  const Result option = run_meshtest("mutate -k mnist --mutants no_such_mutant " + db());
   EXPECT_EQ(option.status, 2) << option.output;
   EXPECT_NE(option.output.find("'no_such_mutant' names no catalogued mutant"), std::string::npos) << option.output;
 }
 
 TEST_F(Cli, OptimizerStepRunsAndABadOneIsAUsageError) {
-  const Result ok = run("run mnist/image_classification/native-mlp-single_device-training --optimizer-step sgd:0.1 " + db());
+  const Result ok = run_meshtest("run mnist/image_classification/native-mlp-single_device-training --optimizer-step sgd:0.1 " + db());
   EXPECT_EQ(ok.status, 0) << ok.output;
   EXPECT_NE(ok.output.find("== 1 passed"), std::string::npos) << ok.output;
-  const Result bad = run("run -k mlp --optimizer-step adam:0.1 " + db());
+  const Result bad = run_meshtest("run -k mlp --optimizer-step adam:0.1 " + db());
   EXPECT_EQ(bad.status, 2) << bad.output;
   EXPECT_NE(bad.output.find("expected sgd:LR"), std::string::npos) << bad.output;
 }
@@ -196,8 +182,9 @@ double json_pcc(const std::string& jsonl) {
 
 TEST_F(Cli, Bfp8WeightsLowerResnet50PccButKeepItAbove097) {
   const std::string id = "resnet/native-resnet50-single_device-inference --no-compile-cache " + db();
-  const Result bf16 = run("run " + id + " --json " + (dir / "bf16.jsonl").string());
-  const Result bfp8 = run("run " + id + " --experimental-weight-dtype bfp8 --json " + (dir / "bfp8.jsonl").string());
+  const Result bf16 = run_meshtest("run " + id + " --json " + (dir / "bf16.jsonl").string());
+  const Result bfp8 =
+      run_meshtest("run " + id + " --experimental-weight-dtype bfp8 --json " + (dir / "bfp8.jsonl").string());
   ASSERT_EQ(bf16.status, 0) << bf16.output;
   ASSERT_EQ(bfp8.status, 0) << bfp8.output;
   const double pcc_bf16 = json_pcc(read_file(dir / "bf16.jsonl"));
@@ -208,7 +195,7 @@ TEST_F(Cli, Bfp8WeightsLowerResnet50PccButKeepItAbove097) {
 }
 
 TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
-  const Result c = run("collect " + kFixtures + " --config-dir " + (dir / "empty_config").string());
+  const Result c = run_meshtest("collect " + kFixtures + " --config-dir " + (dir / "empty_config").string());
   ASSERT_EQ(c.status, 0) << c.output;
   EXPECT_NE(c.output.find("wrong_abi/native  [loader error:"), std::string::npos) << c.output;
   EXPECT_NE(c.output.find("loader ABI version 999"), std::string::npos) << c.output;
@@ -217,7 +204,7 @@ TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
   EXPECT_NE(c.output.find("not_a_plugin/native  [loader error:"), std::string::npos) << c.output;
 
   const fs::path junit = dir / "junit.xml";
-  const Result r = run("run " + kFixtures + " -m 'single_device and inference' --config-dir " +
+  const Result r = run_meshtest("run " + kFixtures + " -m 'single_device and inference' --config-dir " +
                        (dir / "empty_config").string() +
                        " --junitxml " + junit.string() + " " + db());
   EXPECT_EQ(r.status, 1) << r.output;
@@ -230,18 +217,28 @@ TEST_F(Cli, BrokenLoadersAreReportedNeverSilent) {
   EXPECT_EQ(count(xml, "<failure "), 1u);
 }
 
+// A repeatable option takes one value each time: the ids after --models-root
+// DIR select (they were once taken as more models roots, selecting everything).
+TEST_F(Cli, ModelsRootTakesOneFolderAndTheIdsAfterItSelect) {
+  const Result r = run_meshtest("collect -q " + kFixtures + " wrong_abi/native throws_listing/native --config-dir " +
+                       (dir / "empty_config").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("is not a directory"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\n2/"), std::string::npos) << r.output;  // "2/N tests collected"
+  EXPECT_EQ(r.output.find("not_a_plugin/native"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, UsageAndConfigErrorsExitTwo) {
-  Result r = run("collect -m 'red and'");
+  Result r = run_meshtest("collect -m 'red and'");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("-m expression: expected an identifier"), std::string::npos) << r.output;
-  r = run("run no/such-id " + db());
+  r = run_meshtest("run no/such-id " + db());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("no test case has the id 'no/such-id'"), std::string::npos) << r.output;
-  r = run("run --optimization-level 7");
+  r = run_meshtest("run --optimization-level 7");
   EXPECT_EQ(r.status, 2);
-  fs::create_directories(dir / "bad_config");
-  std::ofstream(dir / "bad_config" / "x.yaml") << "test_config:\n  a-single_device-inference:\n    stauts: x\n";
-  r = run("collect --config-dir " + (dir / "bad_config").string());
+  meshtest::testing::write_test_config(dir / "bad_config" / "x.yaml", {{"a-single_device-inference", {"stauts: x"}}});
+  r = run_meshtest("collect --config-dir " + (dir / "bad_config").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("x.yaml:3:5: unknown field 'stauts'"), std::string::npos) << r.output;
 }

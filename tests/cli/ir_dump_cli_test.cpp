@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace {
 
@@ -17,25 +17,18 @@ namespace fs = std::filesystem;
 const std::string kId = "mnist/image_classification/native-mlp-single_device-inference";
 const std::string kFolder = "mnist_image_classification_native-mlp-single_device-inference";
 
-meshtest::testing::CommandResult run(const std::string& args) {
-  return meshtest::testing::run_command(std::string(MESHTEST_BINARY) + " " + args);
-}
+meshtest::testing::CommandResult run(const std::string& args) { return meshtest::testing::run_meshtest(args); }
 
 class IrDumps : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_irdump_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir / "config");
-  }
-  void TearDown() override { fs::remove_all(dir); }
+  void SetUp() override { fs::create_directories(dir / "config"); }
   // A config whose only entry runs `pattern` (a file beside it) over the case's dumps.
   void write_filecheck_config(const std::string& pattern) {
-    std::ofstream(dir / "config" / "c.yaml")
-        << "test_config:\n  " << kId << ":\n    status: EXPECTED_PASSING\n    filechecks: [pattern.txt]\n";
+    meshtest::testing::write_test_config(dir / "config" / "c.yaml",
+                                         {{kId, {"status: EXPECTED_PASSING", "filechecks: [pattern.txt]"}}});
     std::ofstream(dir / "config" / "pattern.txt") << pattern;
   }
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_irdump_"};
 };
 
 TEST_F(IrDumps, SerializeWritesOneCaseFolderNamedByTheRule) {

@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace {
 
@@ -16,16 +16,10 @@ namespace fs = std::filesystem;
 
 class MeshCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = fs::temp_directory_path() / ("meshtest-mesh-cli-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
   meshtest::testing::CommandResult run(const std::string& args, const std::string& env = "") const {
-    return meshtest::testing::run_command(env + " " + std::string(MESHTEST_BINARY) + " " + args + " --db " +
-                                          (dir / "results.db").string());
+    return meshtest::testing::run_meshtest(args + " --db " + (dir / "results.db").string(), env);
   }
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest-mesh-cli-"};
 };
 
 TEST_F(MeshCli, TensorParallelOnLlmboxPrintsMeshCollectivesAndPerChipMemory) {

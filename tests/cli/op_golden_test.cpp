@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace {
 
@@ -33,15 +33,9 @@ const std::string kLlamaFolder = "llama_causal_lm_native-llama_tiny-single_devic
 
 class OpGolden : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_op_golden_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
   CommandResult run(const std::string& args, const std::string& mutant = "") const {
-    const std::string env = mutant.empty() ? "" : "MESHTEST_MUTANT=" + mutant + " ";
-    return meshtest::testing::run_command(env + MESHTEST_BINARY + " run --isolation none --db '' " + args);
+    return meshtest::testing::run_meshtest("run --isolation none --db '' " + args,
+                                           mutant.empty() ? "" : "MESHTEST_MUTANT=" + mutant);
   }
   std::vector<nlohmann::json> rows(const std::string& folder) const {
     std::vector<nlohmann::json> out;
@@ -58,7 +52,7 @@ class OpGolden : public ::testing::Test {
   }
   std::string og() const { return " --op-golden " + (dir / "og").string(); }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_op_golden_"};
 };
 
 TEST_F(OpGolden, OneLinePerDeviceOpAndNoneFlaggedOnAnHonestDevice) {
@@ -155,8 +149,8 @@ INSTANTIATE_TEST_SUITE_P(
 // (the PR selection runs with `op_golden: true`).
 TEST_F(OpGolden, CheckFailsACaseTheModelLevelChecksPass) {
   fs::create_directories(dir / "config");
-  std::ofstream(dir / "config" / "plain.yaml") << "test_config:\n  " << kBert
-                                               << ":\n    status: EXPECTED_PASSING\n    scale_tolerance: 0.003\n";
+  meshtest::testing::write_test_config(dir / "config" / "plain.yaml",
+                                       {{kBert, {"status: EXPECTED_PASSING", "scale_tolerance: 0.003"}}});
   const std::string plain_config = " --config-dir " + (dir / "config").string();
   const CommandResult plain = run(kBert + plain_config, "gelu_scale_1pct");
   EXPECT_EQ(plain.status, 0) << plain.output;
@@ -176,22 +170,21 @@ TEST_F(OpGolden, CheckFailsACaseTheModelLevelChecksPass) {
 TEST_F(OpGolden, YamlTurnsTheCheckOnWithItsThresholds) {
   const fs::path config = dir / "config";
   fs::create_directories(config);
-  auto write_entry = [&](const std::string& extra) {
-    std::ofstream(config / "c.yaml") << "test_config:\n  " << kBert
-                                     << ":\n    status: EXPECTED_PASSING\n    op_golden: true\n"
-                                     << extra;
+  auto write_entry = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), {"status: EXPECTED_PASSING", "op_golden: true"});
+    meshtest::testing::write_test_config(config / "c.yaml", {{kBert, extra}});
   };
-  write_entry("");
+  write_entry({});
   const std::string args = kBert + " --config-dir " + config.string();
   const CommandResult failed = run(args, "gelu_scale_1pct");
   EXPECT_EQ(failed.status, 1) << failed.output;
   EXPECT_NE(failed.output.find("(gelu)"), std::string::npos) << failed.output;
   // 1% on gelu's result is ~3.5 bf16 ulp: the elementwise ulp bound (2) sees it too.
-  write_entry("    op_scale_tolerance: 0.02\n");
+  write_entry({"op_scale_tolerance: 0.02"});
   const CommandResult by_ulp = run(args, "gelu_scale_1pct");
   EXPECT_EQ(by_ulp.status, 1) << by_ulp.output;
   EXPECT_NE(by_ulp.output.find(" ulp"), std::string::npos) << by_ulp.output;
-  write_entry("    op_scale_tolerance: 0.02\n    op_max_ulp: 8\n");  // both wider than 1%: passes again
+  write_entry({"op_scale_tolerance: 0.02", "op_max_ulp: 8"});  // both wider than 1%: passes again
   const CommandResult passed = run(args, "gelu_scale_1pct");
   EXPECT_EQ(passed.status, 0) << passed.output;
 }

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace {
 
@@ -48,17 +48,14 @@ constexpr const char* kAttention = R"(graph @attention {
 class Ops : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_ops_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir / "ir");
     std::ofstream(dir / "ir" / "block.mtir") << kBlock;
     std::ofstream(dir / "ir" / "attention.mtir") << kAttention;
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   CommandResult ops(const std::string& args, const std::string& mutant = "") const {
-    const std::string env = mutant.empty() ? "" : "MESHTEST_MUTANT=" + mutant + " ";
-    return meshtest::testing::run_command(env + MESHTEST_BINARY + " ops " + args + " --out " + (dir / "out").string());
+    return meshtest::testing::run_meshtest("ops " + args + " --out " + (dir / "out").string(),
+                                           mutant.empty() ? "" : "MESHTEST_MUTANT=" + mutant);
   }
   std::vector<nlohmann::json> table() const {
     std::vector<nlohmann::json> out;
@@ -74,7 +71,7 @@ class Ops : public ::testing::Test {
     return out;
   }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_ops_"};
 };
 
 TEST_F(Ops, DeduplicatesAndPassesOnAnHonestDevice) {
@@ -143,9 +140,8 @@ TEST_F(Ops, SavedFailingOpRunsAsAnOpTest) {
 // --serialize dumps: only each case's frontend stage is read.
 TEST_F(Ops, SweepsSerializeDumps) {
   const std::string dumps = (dir / "dumps").string();
-  const CommandResult dumped = meshtest::testing::run_command(
-      std::string(MESHTEST_BINARY) + " run --db '' --compile-only --serialize " + dumps +
-      " mnist/image_classification/native-mlp-single_device-inference");
+  const CommandResult dumped = meshtest::testing::run_meshtest(
+      "run --db '' --compile-only --serialize " + dumps + " mnist/image_classification/native-mlp-single_device-inference");
   ASSERT_EQ(dumped.status, 0) << dumped.output;
   const CommandResult r = ops(dumps);
   ASSERT_EQ(r.status, 0) << r.output;

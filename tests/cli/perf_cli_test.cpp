@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace {
 
@@ -20,17 +20,10 @@ const std::string kMlp = "mnist/image_classification/native-mlp-single_device-in
 
 class PerfCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_perf_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
   // Runs `args`, returns the one JSON record.
   nlohmann::json run(const std::string& args) const {
     const std::string json = (dir / "out.jsonl").string();
-    const CommandResult r = meshtest::testing::run_command(std::string(MESHTEST_BINARY) + " run " + args +
-                                                           " --db '' --json " + json);
+    const CommandResult r = meshtest::testing::run_meshtest("run " + args + " --db '' --json " + json);
     EXPECT_EQ(r.status, 0) << r.output;
     std::ifstream in(json);
     std::string line;
@@ -38,7 +31,7 @@ class PerfCli : public ::testing::Test {
     return nlohmann::json::parse(line);
   }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_perf_"};
 };
 
 TEST_F(PerfCli, EveryCompiledCaseRecordsItsModelledDeviceTime) {
@@ -59,8 +52,8 @@ TEST_F(PerfCli, PerfFlagTimesTheExecutions) {
 
 TEST_F(PerfCli, AYamlPerfMarkerMakesAPerfRun) {
   fs::create_directories(dir / "config");
-  std::ofstream(dir / "config" / "perf.yaml") << "test_config:\n  " << kMlp
-                                              << ":\n    status: EXPECTED_PASSING\n    markers: [perf]\n";
+  meshtest::testing::write_test_config(dir / "config" / "perf.yaml",
+                                       {{kMlp, {"status: EXPECTED_PASSING", "markers: [perf]"}}});
   const nlohmann::json r = run(kMlp + " --config-dir " + (dir / "config").string());
   EXPECT_EQ(r["perf_iterations"].get<int64_t>(), 5);  // kDefaultPerfIterations
 }

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/safetensors.h"
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace {
 
@@ -33,22 +33,15 @@ bool same_bytes(const Tensor& a, const Tensor& b) {
 
 class SaveTensors : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_save_tensors_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
   CommandResult run(const std::string& args, const std::string& env = "") const {
-    return meshtest::testing::run_command(env + " " + MESHTEST_BINARY + " run " + args + " --db " +
-                                          (dir / "results.db").string());
+    return meshtest::testing::run_meshtest("run " + args + " --db " + (dir / "results.db").string(), env);
   }
   TensorFile saved(const std::string& folder, const std::string& file) const {
     return meshtest::read_safetensors((dir / "saved" / folder / (file + ".safetensors")).string());
   }
   std::string save_option() const { return " --save-tensors " + (dir / "saved").string(); }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_save_tensors_"};
 };
 
 // Golden and device files name the same tensors with the same shapes, and

@@ -6,22 +6,18 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "tests/common/background_command.h"
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 #include "tests/engine/fault_ids.h"
 
 namespace {
@@ -30,9 +26,8 @@ namespace fs = std::filesystem;
 
 using Result = meshtest::testing::CommandResult;
 
-Result run(const std::string& args, const std::string& env = "") {
-  return meshtest::testing::run_command(env + " " + MESHTEST_BINARY + " " + args);
-}
+using meshtest::testing::run_meshtest;
+using meshtest::testing::write_test_config;
 
 using meshtest::testing::faults::id;
 using meshtest::testing::faults::ids;
@@ -66,12 +61,7 @@ std::string read_file(const fs::path& p) { return meshtest::testing::read_text_f
 
 class Engine : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_engine_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir / "config");
-  }
-  void TearDown() override { fs::remove_all(dir); }
+  void SetUp() override { fs::create_directories(dir / "config"); }
   fs::path db() const { return dir / "results.db"; }
   std::string common(const fs::path& store = {}) const {
     return std::string("--models-root ") + MESHTEST_ENGINE_FIXTURE_ROOT + " --config-dir " + (dir / "config").string() +
@@ -87,21 +77,21 @@ class Engine : public ::testing::Test {
     return out;
   }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_engine_"};
 };
 
 // libgomp (oneDNN's pool) must not spin beside oneTBB's workers: meshtest
 // re-executes itself with OMP_WAIT_POLICY=PASSIVE unless the caller chose one.
 TEST(EngineThreads, OpenMpWaitsPassivelyUnlessTheCallerChose) {
-  Result r = run("--version", "env -u OMP_WAIT_POLICY");
+  Result r = run_meshtest("--version", "env -u OMP_WAIT_POLICY");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("OpenMP (oneDNN) wait policy: PASSIVE"), std::string::npos) << r.output;
-  r = run("--version", "env OMP_WAIT_POLICY=ACTIVE");
+  r = run_meshtest("--version", "env OMP_WAIT_POLICY=ACTIVE");
   EXPECT_NE(r.output.find("OpenMP (oneDNN) wait policy: ACTIVE"), std::string::npos) << r.output;
 }
 
 TEST_F(Engine, EachFaultGetsItsPhaseAndKindAndTheOtherCasesPass) {
-  const Result r = run("run -j 2 " + common() +
+  const Result r = run_meshtest("run -j 2 " + common() +
                            ids({"ok", "segfault", "abort", "infinite_loop", "hang", "oom", "exit0", "big_output",
                                 "throw_load_model", "throw_load_inputs", "throw_golden", "throw_compile",
                                 "throw_execute", "throw_compare"}),
@@ -145,10 +135,10 @@ TEST_F(Engine, EachFaultGetsItsPhaseAndKindAndTheOtherCasesPass) {
 }
 
 TEST_F(Engine, ProcessIsolationIsTheDefaultAndNoneRunsInProcess) {
-  Result r = run("run " + common() + ids({"ok", "throw_load_inputs"}));
+  Result r = run_meshtest("run " + common() + ids({"ok", "throw_load_inputs"}));
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("worker(s)"), std::string::npos) << r.output;
-  r = run("run --isolation none " + common() + ids({"ok", "throw_load_inputs"}));
+  r = run_meshtest("run --isolation none " + common() + ids({"ok", "throw_load_inputs"}));
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("in-process"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1 passed, 1 failed"), std::string::npos) << r.output;
@@ -163,7 +153,7 @@ TEST_F(Engine, ProcessIsolationStoresWhatInProcessStores) {
   std::map<std::string, std::string> stored;
   for (const std::string isolation : {"process", "none"}) {
     const fs::path store = dir / (isolation + ".db");
-    const Result r = run("run --optimization-level 2 --isolation " + isolation + " --cache-dir " + (dir / ("cache_" + isolation)).string() +
+    const Result r = run_meshtest("run --optimization-level 2 --isolation " + isolation + " --cache-dir " + (dir / ("cache_" + isolation)).string() +
                          " --config-dir " + (dir / "config").string() + " --db " + store.string() +
                          " mnist/image_classification/native-mlp-single_device-inference");
     ASSERT_EQ(r.status, 0) << r.output;
@@ -194,7 +184,7 @@ TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
   EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 1u);
 
   fs::remove(gate);
-  const Result r = run("run --resume -j 2 " + common() + ids(variants), "MESHTEST_TEST_GATE=" + gate.string());
+  const Result r = run_meshtest("run --resume -j 2 " + common() + ids(variants), "MESHTEST_TEST_GATE=" + gate.string());
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("4 of 5 case(s) already have a final result"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(id("gate")), std::string::npos) << r.output;
@@ -203,7 +193,7 @@ TEST_F(Engine, KilledRunResumesWithExactlyOneResultPerCase) {
   EXPECT_EQ(query(db(), "SELECT run_id FROM runs").size(), 1u);
   EXPECT_EQ(query(db(), "SELECT run_id FROM runs WHERE finished_at IS NULL").size(), 0u);
   // Nothing left to resume.
-  EXPECT_EQ(run("run --resume " + common() + ids(variants)).status, 2);
+  EXPECT_EQ(run_meshtest("run --resume " + common() + ids(variants)).status, 2);
 }
 
 // A CI cancel: SIGTERM after 4 of 5 cases. The run stops its worker, writes
@@ -228,11 +218,11 @@ TEST_F(Engine, SigtermWritesReportsMarksTheRunInterruptedAndResumeFinishesIt) {
   EXPECT_EQ(xml.find("name=\"" + id("gate") + "\""), std::string::npos) << "the stopped case has no result";
   EXPECT_EQ(query(db(), "SELECT interrupted_by FROM runs WHERE finished_at IS NULL AND interrupted_at <> ''"),
             std::vector<std::string>{"SIGTERM"});
-  const Result listed = run("runs --db " + db().string());
+  const Result listed = run_meshtest("runs --db " + db().string());
   EXPECT_NE(listed.output.find(" interrupted "), std::string::npos) << listed.output;
 
   fs::remove(gate);
-  const Result r = run("run --resume -j 2 " + common() + ids(variants));
+  const Result r = run_meshtest("run --resume -j 2 " + common() + ids(variants));
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("4 of 5 case(s) already have a final result"), std::string::npos) << r.output;
   EXPECT_EQ(query(db(), "SELECT test_id FROM results GROUP BY test_id HAVING count(*) = 1").size(), 5u);
@@ -244,9 +234,9 @@ TEST_F(Engine, SigtermWritesReportsMarksTheRunInterruptedAndResumeFinishesIt) {
 // recorded as failed, the run unfinished. --resume goes on at attempt 2.
 TEST_F(Engine, ResumeRetriesACaseKilledBeforeItsRetry) {
   const std::string env = "MESHTEST_TEST_FLAKY_FILE=" + (dir / "flaky_marker").string();
-  run("run " + common() + ids({"flaky", "ok"}), env);  // flaky fails (unspecified cases do not fail the run)
+  run_meshtest("run " + common() + ids({"flaky", "ok"}), env);  // flaky fails (unspecified cases do not fail the run)
   query(db(), "UPDATE runs SET finished_at = NULL");
-  const Result r = run("run --resume --reruns 1 " + common() + ids({"flaky", "ok"}), env);
+  const Result r = run_meshtest("run --resume --reruns 1 " + common() + ids({"flaky", "ok"}), env);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("1 of 2 case(s) already have a final result, 1 go on to their next attempt"),
             std::string::npos)
@@ -262,12 +252,12 @@ TEST_F(Engine, ResumeRetriesACaseKilledBeforeItsRetry) {
 TEST_F(Engine, ResumedShardKeepsItsCases) {
   const std::vector<std::string> variants = {"ok", "big_output", "throw_load_model", "throw_load_inputs",
                                              "throw_golden", "flaky"};
-  run("run " + common() + ids(variants));  // history for balancing
+  run_meshtest("run " + common() + ids(variants));  // history for balancing
   for (size_t i = 0; i < variants.size(); ++i) {
     query(db(), "UPDATE results SET wall_seconds = " + std::to_string(10 + i) + " WHERE test_id = '" +
                     id(variants[i]) + "'");
   }
-  run("run --shard 1/2 --run-id nightly-2 " + common() + ids(variants));
+  run_meshtest("run --shard 1/2 --run-id nightly-2 " + common() + ids(variants));
   const std::vector<std::string> shard = query(db(), "SELECT test_id FROM results WHERE run_id = 'nightly-2' "
                                                      "ORDER BY test_id");
   ASSERT_GE(shard.size(), 2u);
@@ -275,7 +265,7 @@ TEST_F(Engine, ResumedShardKeepsItsCases) {
   query(db(), "DELETE FROM results WHERE run_id = 'nightly-2' AND test_id = '" + shard[0] + "'");
   query(db(), "UPDATE results SET wall_seconds = 1000 WHERE run_id = 'nightly-2' AND test_id = '" + shard[1] + "'");
   query(db(), "UPDATE runs SET finished_at = NULL WHERE run_id = 'nightly-2'");
-  const Result r = run("run --resume --shard 1/2 " + common() + ids(variants));
+  const Result r = run_meshtest("run --resume --shard 1/2 " + common() + ids(variants));
   EXPECT_NE(r.output.find(": 1 case(s)"), std::string::npos) << r.output;
   EXPECT_EQ(query(db(), "SELECT test_id FROM results WHERE run_id = 'nightly-2' ORDER BY test_id"), shard)
       << r.output;
@@ -283,7 +273,7 @@ TEST_F(Engine, ResumedShardKeepsItsCases) {
 
 TEST_F(Engine, RerunsRecordEveryAttemptAndAPassOnRetryIsFlaky) {
   const std::string env = "MESHTEST_TEST_FLAKY_FILE=" + (dir / "flaky_marker").string();
-  const Result r = run("run --reruns 2 " + common() + ids({"flaky", "throw_load_model"}), env);
+  const Result r = run_meshtest("run --reruns 2 " + common() + ids({"flaky", "throw_load_model"}), env);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("FLAKY"), std::string::npos) << r.output;
   const auto rows = query(db(), "SELECT test_id, attempt, outcome FROM results ORDER BY test_id, attempt");
@@ -297,21 +287,20 @@ TEST_F(Engine, RerunsRecordEveryAttemptAndAPassOnRetryIsFlaky) {
 }
 
 TEST_F(Engine, YamlFlakyFailuresDoNotFailTheRunAndYamlTimeoutIsHonoured) {
-  std::ofstream(dir / "config" / "c.yaml")
-      << "test_config:\n  " << id("throw_load_model") << ":\n    status: EXPECTED_PASSING\n    flaky: true\n  "
-      << id("ok") << ":\n    status: EXPECTED_PASSING\n  " << id("infinite_loop") << ":\n    timeout: 0.5\n";
-  Result r = run("run " + common() + ids({"ok", "throw_load_model", "infinite_loop"}));
+  write_test_config(dir / "config" / "c.yaml", {{id("throw_load_model"), {"status: EXPECTED_PASSING", "flaky: true"}},
+                                               {id("ok"), {"status: EXPECTED_PASSING"}},
+                                               {id("infinite_loop"), {"timeout: 0.5"}}});
+  Result r = run_meshtest("run " + common() + ids({"ok", "throw_load_model", "infinite_loop"}));
   EXPECT_EQ(r.status, 1) << r.output;  // the infinite loop times out (error)
   EXPECT_NE(r.output.find("the 0.5s deadline passed"), std::string::npos) << r.output;
-  r = run("run " + common() + ids({"ok", "throw_load_model"}));
+  r = run_meshtest("run " + common() + ids({"ok", "throw_load_model"}));
   EXPECT_EQ(r.status, 0) << r.output;
-  std::ofstream(dir / "config" / "c.yaml")
-      << "test_config:\n  " << id("throw_load_model") << ":\n    status: EXPECTED_PASSING\n";
-  EXPECT_EQ(run("run " + common() + ids({"ok", "throw_load_model"})).status, 1);
+  write_test_config(dir / "config" / "c.yaml", {{id("throw_load_model"), {"status: EXPECTED_PASSING"}}});
+  EXPECT_EQ(run_meshtest("run " + common() + ids({"ok", "throw_load_model"})).status, 1);
 }
 
 TEST_F(Engine, NotimeoutMarkerDisablesTheDeadline) {
-  std::ofstream(dir / "config" / "c.yaml") << "test_config:\n  " << id("gate") << ":\n    markers: [notimeout]\n";
+  write_test_config(dir / "config" / "c.yaml", {{id("gate"), {"markers: [notimeout]"}}});
   const fs::path gate = dir / "gate";
   std::ofstream(gate) << "closed\n";
   std::thread opener([&] {
@@ -320,7 +309,7 @@ TEST_F(Engine, NotimeoutMarkerDisablesTheDeadline) {
   });
   std::string args = common();
   args.replace(args.find("--timeout 4"), 11, "--timeout 0.2");
-  const Result r = run("run " + args + ids({"gate"}), "MESHTEST_TEST_GATE=" + gate.string());
+  const Result r = run_meshtest("run " + args + ids({"gate"}), "MESHTEST_TEST_GATE=" + gate.string());
   opener.join();
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("1 passed"), std::string::npos) << r.output;
@@ -334,7 +323,7 @@ TEST_F(Engine, ShardsCoverEveryCaseOnceAndMergeIntoOneRun) {
   for (int i = 1; i <= 3; ++i) {
     const fs::path shard_db = dir / ("shard" + std::to_string(i) + ".db");
     const Result r =
-        run("run --shard " + std::to_string(i) + "/3 --run-id nightly-1 " + common(shard_db) + ids(variants));
+        run_meshtest("run --shard " + std::to_string(i) + "/3 --run-id nightly-1 " + common(shard_db) + ids(variants));
     ASSERT_EQ(r.status, 0) << r.output;
     for (const std::string& row : query(shard_db, "SELECT test_id FROM results")) seen.push_back(row);
     inputs += " " + shard_db.string();
@@ -345,19 +334,19 @@ TEST_F(Engine, ShardsCoverEveryCaseOnceAndMergeIntoOneRun) {
   std::sort(all.begin(), all.end());
   EXPECT_EQ(seen, all);
   const fs::path merged = dir / "merged.db";
-  const Result m = run("merge " + merged.string() + inputs);
+  const Result m = run_meshtest("merge " + merged.string() + inputs);
   ASSERT_EQ(m.status, 0) << m.output;
   EXPECT_EQ(query(merged, "SELECT run_id FROM runs"), std::vector<std::string>{"nightly-1"});
   EXPECT_EQ(query(merged, "SELECT test_id FROM results").size(), variants.size());
-  EXPECT_EQ(run("run --shard 4/3 " + common()).status, 2);
+  EXPECT_EQ(run_meshtest("run --shard 4/3 " + common()).status, 2);
 }
 
 // Selections that match nothing, or name a marker no case has, never pass.
 TEST_F(Engine, EmptySelectionExitsFiveAndUnknownMarkersAreErrors) {
-  const Result typo = run("run " + common() + " -m expected_pasing");
+  const Result typo = run_meshtest("run " + common() + " -m expected_pasing");
   EXPECT_EQ(typo.status, 2) << typo.output;
   EXPECT_NE(typo.output.find("marker 'expected_pasing' (nearest known marker: '"), std::string::npos) << typo.output;
-  const Result empty = run("run " + common() + " -m expected_pasing --allow-unknown-markers");
+  const Result empty = run_meshtest("run " + common() + " -m expected_pasing --allow-unknown-markers");
   EXPECT_EQ(empty.status, 5) << empty.output;
   EXPECT_NE(empty.output.find("no test case matches the selection"), std::string::npos) << empty.output;
 }

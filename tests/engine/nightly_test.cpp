@@ -16,45 +16,31 @@
 #include "reports/postgres_database.h"
 #include "reports/sqlite_database.h"
 #include "tests/common/background_command.h"
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
+#include "tests/engine/fault_ids.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using Result = meshtest::testing::CommandResult;
 
-Result run(const std::string& args) { return meshtest::testing::run_command(std::string(MESHTEST_BINARY) + " " + args); }
-
-std::string id(const std::string& variant) { return "faults/native-" + variant + "-single_device-inference"; }
-
-std::string ids(const std::vector<std::string>& variants) {
-  std::string out;
-  for (const auto& v : variants) out += " " + id(v);
-  return out;
-}
+using meshtest::testing::run_meshtest;
+using meshtest::testing::faults::id;
+using meshtest::testing::faults::ids;
 
 class Nightly : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_nightly_" + GetParam() + "_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir / "config");
     if (GetParam() == "sqlite") {
       url = (dir / "results.db").string();
       return;
     }
-    server("start");
-    url = meshtest::testing::read_text_file((dir / "pg").string());
-    while (!url.empty() && url.back() == '\n') url.pop_back();
+    url = meshtest::testing::start_pg_server(dir / "pg");
     if (url.rfind("skip:", 0) == 0) GTEST_SKIP() << url;
   }
   void TearDown() override {
-    if (GetParam() == "postgres") server("stop");
-    fs::remove_all(dir);
-  }
-  void server(const std::string& action) const {
-    meshtest::testing::run_command(std::string(MESHTEST_SOURCE_DIR) + "/tests/reports/pg_server.sh " + action + " " +
-                                   (dir / "pg").string());
+    if (GetParam() == "postgres") meshtest::testing::pg_server("stop", dir / "pg");
   }
   std::string common() const {
     return std::string("--models-root ") + MESHTEST_ENGINE_FIXTURE_ROOT + " --config-dir " + (dir / "config").string() +
@@ -74,7 +60,7 @@ class Nightly : public ::testing::TestWithParam<std::string> {
     return rows;
   }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_nightly_" + GetParam() + "_"};
   std::string url;
 };
 
@@ -83,12 +69,12 @@ class Nightly : public ::testing::TestWithParam<std::string> {
 TEST_P(Nightly, TwoArchesThreeShardsEveryCaseRecordedOrMissing) {
   const std::string cases =
       ids({"ok", "big_output", "exit0", "throw_load_model", "throw_golden", "throw_load_inputs", "gate"});
-  ASSERT_EQ(run("run -j 2 --run-id base " + common() + cases).status, 1);  // exit0 is an error
+  ASSERT_EQ(run_meshtest("run -j 2 --run-id base " + common() + cases).status, 1);  // exit0 is an error
   auto shard_run = [&](const std::string& arch, const std::string& shard) {
     return "run -j 2 --run-id nightly --arch " + arch + " --shard " + shard + " " + common() + cases;
   };
   for (int shard = 1; shard <= 3; ++shard) {
-    const Result r = run(shard_run("n150", std::to_string(shard) + "/3"));
+    const Result r = run_meshtest(shard_run("n150", std::to_string(shard) + "/3"));
     ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
   }
   // Every arch splits the same way: the gated case's shard is known from n150's selection.
@@ -103,7 +89,7 @@ TEST_P(Nightly, TwoArchesThreeShardsEveryCaseRecordedOrMissing) {
     const std::string label = std::to_string(shard) + "/3";
     if (label == never_shard) continue;
     if (label != gated_shard) {
-      const Result r = run(shard_run("p150", label));
+      const Result r = run_meshtest(shard_run("p150", label));
       ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
       continue;
     }
@@ -120,7 +106,8 @@ TEST_P(Nightly, TwoArchesThreeShardsEveryCaseRecordedOrMissing) {
     kill(pid, SIGKILL);
     meshtest::testing::wait_exit(pid);
     fs::remove(gate);
-    const Result resumed = run("run --resume nightly -j 2 --arch p150 --shard " + label + " " + common() + cases);
+    const Result resumed =
+        run_meshtest("run --resume nightly -j 2 --arch p150 --shard " + label + " " + common() + cases);
     ASSERT_TRUE(resumed.status == 0 || resumed.status == 1) << resumed.output;
     EXPECT_NE(resumed.output.find("1 case(s) on p150"), std::string::npos) << resumed.output;  // only the killed one
   }
@@ -138,23 +125,24 @@ TEST_P(Nightly, TwoArchesThreeShardsEveryCaseRecordedOrMissing) {
   ASSERT_FALSE(never_started.empty());
   EXPECT_EQ(p150_missing, never_started);
 
-  const Result runs = run("runs --db '" + url + "'");
+  const Result runs = run_meshtest("runs --db '" + url + "'");
   EXPECT_EQ(runs.status, 0) << runs.output;
   EXPECT_NE(runs.output.find("nightly"), std::string::npos) << runs.output;
-  const Result diff = run("diff base nightly --db '" + url + "'");
+  const Result diff = run_meshtest("diff base nightly --db '" + url + "'");
   EXPECT_EQ(diff.status, 1) << diff.output;  // n150 unchanged, p150 has missing cases
   EXPECT_NE(diff.output.find("on n150"), std::string::npos) << diff.output;
   EXPECT_NE(diff.output.find("MISSING (" + std::to_string(never_started.size()) + ")"), std::string::npos)
       << diff.output;
   for (const std::string& missing : p150_missing) EXPECT_NE(diff.output.find(missing), std::string::npos);
-  const Result n150_only = run("diff base nightly --arch n150 --db '" + url + "'");
+  const Result n150_only = run_meshtest("diff base nightly --arch n150 --db '" + url + "'");
   EXPECT_EQ(n150_only.status, 0) << n150_only.output;
 
   // Resuming a finished shard exits with that shard's outcome, not 0.
   const std::string error_shard =
       query("SELECT shard FROM run_cases WHERE run_id = 'nightly' AND arch = 'n150' AND test_id = '" +
                       id("exit0") + "'").at(0);
-  const Result resumed = run("run --resume nightly --arch n150 --shard " + error_shard + " " + common() + cases);
+  const Result resumed =
+      run_meshtest("run --resume nightly --arch n150 --shard " + error_shard + " " + common() + cases);
   EXPECT_EQ(resumed.status, 1) << resumed.output;
   EXPECT_NE(resumed.output.find("0 case(s) on n150"), std::string::npos) << resumed.output;
 }

@@ -20,7 +20,8 @@
 #include "reports/result_store.h"
 #include "reports/work_queue.h"
 #include "tests/common/background_command.h"
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
+#include "tests/engine/fault_ids.h"
 
 namespace {
 
@@ -30,27 +31,17 @@ using meshtest::testing::read_text_file;
 const std::vector<std::string> kVariants = {"ok",           "big_output", "throw_load_model", "throw_golden",
                                             "throw_load_inputs", "gate", "flaky"};
 
-std::string id(const std::string& variant) { return "faults/native-" + variant + "-single_device-inference"; }
+using meshtest::testing::faults::id;
 
 class StoreOutage : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = meshtest::testing::fresh_test_dir("meshtest_outage_",
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir / "config");
-    server("start");
-    url = read_text_file((dir / "pg").string());
-    while (!url.empty() && url.back() == '\n') url.pop_back();
+    url = meshtest::testing::start_pg_server(dir / "pg");
     if (url.rfind("skip:", 0) == 0) GTEST_SKIP() << url;
   }
-  void TearDown() override {
-    server("stop");
-    fs::remove_all(dir);
-  }
-  void server(const std::string& action) const {
-    meshtest::testing::run_command(std::string(MESHTEST_SOURCE_DIR) + "/tests/reports/pg_server.sh " + action + " " +
-                                   (dir / "pg").string());
-  }
+  void TearDown() override { server("stop"); }
+  void server(const std::string& action) const { meshtest::testing::pg_server(action, dir / "pg"); }
   // The run in the background, in `dir`, its cases held by the gate until open_gate().
   pid_t start_run(const std::string& options, const std::string& log_name = "run.log") const {
     std::ofstream(dir / "gate") << "closed\n";
@@ -78,7 +69,7 @@ class StoreOutage : public ::testing::Test {
     for (const std::string& v : kVariants) EXPECT_EQ(got.count(id(v)) ? got.at(id(v)) : 0, 1) << v;
   }
 
-  fs::path dir;
+  const meshtest::testing::TestDir dir{"meshtest_outage_"};
   std::string url;
 };
 

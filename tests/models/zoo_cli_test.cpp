@@ -3,20 +3,14 @@
 // end to end (CPU golden vs simulated chip) in the default run.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 
-#include "tests/common/run_command.h"
+#include "tests/common/cli_fixture.h"
 
 namespace meshtest::testing {
 namespace {
 
 using Result = CommandResult;
-
-Result run_meshtest(const std::string& args) { return run_command(std::string(MESHTEST_BINARY) + " " + args); }
 
 const char* const kTinyIds[] = {
     "mnist/image_classification/native-mlp-single_device-inference",
