@@ -2,6 +2,7 @@
 // (it holds tens of buffers, each reused many times, so a scan is cheap).
 #include "core/buffer_pool.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -42,8 +43,18 @@ struct Pool {
   }
 };
 
+Pool& pool();
+
+Pool* make_pool() {
+  auto* p = new Pool;
+  // A fork while another thread holds the mutex would leave the child's copy
+  // locked for ever: hold it across fork, release it on both sides.
+  pthread_atfork([] { pool().mutex.lock(); }, [] { pool().mutex.unlock(); }, [] { pool().mutex.unlock(); });
+  return p;
+}
+
 Pool& pool() {
-  static Pool* p = new Pool;  // never destroyed: tensors may be freed during static destruction
+  static Pool* p = make_pool();  // never destroyed: tensors may be freed during static destruction
   return *p;
 }
 
