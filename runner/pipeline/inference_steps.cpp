@@ -34,6 +34,7 @@ InferenceSteps::InferenceSteps(const TestCase& test_case, bool compile_only, Wei
 
 void InferenceSteps::model_loaded(sdk::Model& model) {
   streams_ = streams_weights(streaming_setting_, model.graph, host_physical_memory_bytes());
+  converts_on_read_ = !streams_ && streaming_setting_ == WeightStreaming::Auto;
   if (!compile_only_ && !streams_) model.graph.materialize_weights();
 }
 

@@ -60,6 +60,19 @@ TEST(WeightStreaming, StreamedInferenceKeepsTheWeightsLazy) {
   }
 }
 
+// Auto below the threshold: the golden's weights are made at load, and the
+// chips convert their copies on read (streamed from the held weights).
+TEST(WeightStreaming, AutoSmallModelHoldsTheWeightsAndTheChipsConvertOnRead) {
+  PipelineOptions options;
+  options.compile.stream_weights = WeightStreaming::Auto;
+  const std::unique_ptr<RunModeSteps> steps = inference_steps({}, options);
+  sdk::Model model;
+  model.graph = small_model();
+  steps->model_loaded(model);
+  EXPECT_TRUE(steps->stream_weights());
+  EXPECT_TRUE(model.graph.find_param("w")->data.defined());
+}
+
 TEST(WeightStreaming, InferenceTakesTheYamlSequenceLength) {
   TestCase c;
   EXPECT_FALSE(inference_load_options(c).seq_len.has_value());
