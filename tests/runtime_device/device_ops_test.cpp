@@ -117,6 +117,61 @@ TEST(DeviceOps, BinaryElementwiseWithBroadcasting) {
   expect_close(run_op(OpKind::Mul, {f32({1, 70000}, long_row), f32({}, {0.5f})}), {1, 70000}, want);
 }
 
+// The bf16 binary kernels round blocks of f32 results with simd::f32_to_bf16:
+// the same bits as the element-by-element definition, store_bf16(op(x, y)),
+// over every bf16 bit pattern (NaN, infinities, zeros, subnormals) on each
+// stride shape the broadcast loop makes (contiguous, a per-row scalar on
+// either side, a whole-tensor scalar).
+TEST(DeviceBf16, BinaryKernelsGiveTheElementwiseDefinitionsBits) {
+  namespace dk = runtime::device_kernels;
+  const int64_t n = 256;
+  Tensor all(DType::BF16, {n, n});
+  Tensor shuffled(DType::BF16, {n, n});
+  for (int64_t i = 0; i < n * n; ++i) {
+    all.data<uint16_t>()[i] = static_cast<uint16_t>(i);
+    shuffled.data<uint16_t>()[i] = static_cast<uint16_t>((i * 40503) & 0xffff);  // odd multiplier: a permutation
+  }
+  Tensor column(DType::BF16, {n, 1});
+  for (int64_t i = 0; i < n; ++i) column.data<uint16_t>()[i] = static_cast<uint16_t>((i * 257 + 3) & 0xffff);
+  Tensor scalar(DType::BF16, {});
+  scalar.data<uint16_t>()[0] = 0x3fc0;  // 1.5
+  const std::vector<std::pair<OpKind, float (*)(float, float)>> ops = {
+      {OpKind::Add, [](float x, float y) { return x + y; }},
+      {OpKind::Sub, [](float x, float y) { return x - y; }},
+      {OpKind::Mul, [](float x, float y) { return x * y; }},
+      {OpKind::Div, [](float x, float y) { return x / y; }},
+      {OpKind::Maximum,
+       [](float x, float y) { return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : (x > y ? x : y); }},
+  };
+  const std::vector<std::pair<const Tensor*, const Tensor*>> shapes = {
+      {&all, &shuffled}, {&all, &column}, {&column, &shuffled}, {&all, &scalar}, {&scalar, &shuffled}};
+  for (const auto& [kind, fn] : ops) {
+    for (const auto& [a, b] : shapes) {
+      SCOPED_TRACE(std::string(op_name(kind)) + " " + shape_to_string(a->shape()) + " " + shape_to_string(b->shape()));
+      Tensor out(DType::BF16, {n, n});
+      dk::binary(kind, *a, *b, out);
+      int64_t mismatches = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const uint16_t x = a->numel() == 1 ? a->data<uint16_t>()[0] : a->data<uint16_t>()[a->dim(1) == 1 ? i : i * n + j];
+          const uint16_t y = b->numel() == 1 ? b->data<uint16_t>()[0] : b->data<uint16_t>()[b->dim(1) == 1 ? i : i * n + j];
+          const uint16_t want = dk::store_bf16(fn(dk::load_bf16(x), dk::load_bf16(y)));
+          const uint16_t got = out.data<uint16_t>()[i * n + j];
+          // Two NaN operands: a NaN, whose payload IEEE 754 leaves open (x86
+          // keeps the first source's, and a compiler may swap the sources of
+          // a commutative op); every other result bit for bit.
+          const auto is_nan = [](uint16_t v) { return (v & 0x7fffu) > 0x7f80u; };
+          if (is_nan(x) && is_nan(y) ? !is_nan(got) : got != want) {
+            if (mismatches++ >= 5) continue;
+            ADD_FAILURE() << std::hex << "x " << x << " y " << y << ": got " << got << ", want " << want;
+          }
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+    }
+  }
+}
+
 TEST(DeviceOps, BinaryOnIntegers) {
   const Tensor a = Tensor::from_i64({2, 2}, {1, -7, 30, 4});
   const Tensor b = Tensor::from_i64({2}, {3, 2});
