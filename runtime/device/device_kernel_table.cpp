@@ -62,7 +62,7 @@ const OpTable<DeviceKernel>& device_kernel_table() {
 }
 
 // The kernels of most of a model's ops (GEMMs, convolutions, elementwise,
-// normalizations): their results' zeroing was a pass over every result for
+// normalizations, data movement): their results' zeroing was a pass over every result for
 // nothing. Each is checked against a poisoned result buffer
 // (tests/runtime_device/simulated_chip_test.cpp).
 bool writes_every_element(OpKind kind) {
@@ -78,6 +78,10 @@ bool writes_every_element(OpKind kind) {
     case K::BatchNorm:
     case K::LayerNorm:
     case K::Softmax:
+    case K::Reshape:
+    case K::Transpose:
+    case K::Concat:
+    case K::Slice:
       return true;
     default:
       return false;

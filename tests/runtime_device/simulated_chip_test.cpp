@@ -89,6 +89,12 @@ TEST(SimulatedChip, KernelsGivenUnzeroedResultsWriteEveryElement) {
       {K::LayerNorm, {x, row, bf16_values({4}, 15)}, {}, {2, 3, 4}},
       {K::Softmax, {x}, {{"axis", int64_t{-1}}}, {2, 3, 4}},
       {K::Softmax, {x}, {{"axis", int64_t{1}}}, {2, 3, 4}},
+      {K::Reshape, {x}, {}, {6, 4}},
+      {K::Transpose, {x}, {{"perm", std::vector<int64_t>{2, 0, 1}}}, {4, 2, 3}},
+      {K::Transpose, {row}, {{"perm", std::vector<int64_t>{0}}}, {4}},
+      {K::Concat, {x, y, bf16_values({2, 1, 4}, 17)}, {{"axis", int64_t{1}}}, {2, 7, 4}},
+      {K::Slice, {x}, {{"axis", int64_t{2}}, {"start", int64_t{1}}, {"step", int64_t{2}}}, {2, 3, 2}},
+      {K::Slice, {x}, {{"axis", int64_t{0}}, {"start", int64_t{-1}}}, {1, 3, 4}},
   };
   for (K kind : unary_elementwise_ops()) cases.push_back({kind, {x}, {}, {2, 3, 4}});
   for (K kind : binary_elementwise_ops()) {
