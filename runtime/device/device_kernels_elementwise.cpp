@@ -24,12 +24,27 @@ float gelu_tanh(float x) {
 }
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// Results rounded in blocks by simd::f32_to_bf16 (the same bits as
+// store_bf16, vectorized; see bf16_binary_run below), or by store_bf16 itself
+// under the bf16_truncation mutant.
+constexpr int64_t kBf16Block = 512;
+
 template <class Fn>
 void map_bf16(const Tensor& x, Tensor& out, const Fn& fn) {
   const uint16_t* in = x.data<uint16_t>();
   uint16_t* o = out.data<uint16_t>();
+  const bool blocks = !mutant_active(MutantId::Bf16Truncation);
   parallel_ranges(x.numel(), kGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) o[i] = store_bf16(fn(load_bf16(in[i])));
+    if (!blocks) {
+      for (int64_t i = begin; i < end; ++i) o[i] = store_bf16(fn(load_bf16(in[i])));
+      return;
+    }
+    float block[kBf16Block];
+    for (int64_t i0 = begin; i0 < end; i0 += kBf16Block) {
+      const int64_t m = std::min(kBf16Block, end - i0);
+      for (int64_t j = 0; j < m; ++j) block[j] = fn(load_bf16(in[i0 + j]));
+      simd::f32_to_bf16(block, o + i0, m);
+    }
   });
 }
 
@@ -94,7 +109,7 @@ T from_compute(int64_t v) {
 template <class Fn>
 void bf16_binary_run(const uint16_t* a, int64_t sa, const uint16_t* b, int64_t sb, uint16_t* o, int64_t n,
                      const Fn& fn) {
-  constexpr int64_t kBlock = 512;
+  constexpr int64_t kBlock = kBf16Block;
   float block[kBlock];
   for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
     const int64_t m = std::min(kBlock, n - j0);

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <set>
+#include <tuple>
 #include <limits>
 
 #include "core/error.h"
@@ -170,6 +173,51 @@ TEST(DeviceBf16, BinaryKernelsGiveTheElementwiseDefinitionsBits) {
       EXPECT_EQ(mismatches, 0);
     }
   }
+}
+
+// The bf16 unary kernels round blocks of f32 results with simd::f32_to_bf16:
+// the same bits as store_bf16(f(x)) for every bf16 bit pattern, f written
+// out here as the kernels define it.
+TEST(DeviceBf16, UnaryKernelsGiveTheElementwiseDefinitionsBits) {
+  namespace dk = runtime::device_kernels;
+  const auto sigmoid = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
+  const std::vector<std::tuple<OpKind, std::string, std::function<float(float)>>> ops = {
+      {OpKind::Relu, "", [](float v) { return v > 0.0f ? v : (std::isnan(v) ? v : 0.0f); }},
+      {OpKind::Gelu, "none", [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); }},
+      {OpKind::Gelu, "tanh",
+       [](float v) { return 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v))); }},
+      {OpKind::Tanh, "", [](float v) { return std::tanh(v); }},
+      {OpKind::Exp, "", [](float v) { return std::exp(v); }},
+      {OpKind::Log, "", [](float v) { return std::log(v); }},
+      {OpKind::Sqrt, "", [](float v) { return std::sqrt(v); }},
+      {OpKind::Rsqrt, "", [](float v) { return 1.0f / std::sqrt(v); }},
+      {OpKind::Neg, "", [](float v) { return -v; }},
+      {OpKind::Sigmoid, "", sigmoid},
+      {OpKind::Silu, "", [&](float v) { return v * sigmoid(v); }},
+      {OpKind::Erf, "", [](float v) { return std::erf(v); }},
+      {OpKind::Sin, "", [](float v) { return std::sin(v); }},
+      {OpKind::Cos, "", [](float v) { return std::cos(v); }},
+  };
+  Tensor all(DType::BF16, {65536});
+  for (int64_t i = 0; i < 65536; ++i) all.data<uint16_t>()[i] = static_cast<uint16_t>(i);
+  std::set<OpKind> covered;
+  for (const auto& [kind, approximate, fn] : ops) {
+    SCOPED_TRACE(std::string(op_name(kind)) + " " + approximate);
+    Attrs attrs;
+    if (!approximate.empty()) attrs.set("approximate", approximate);
+    Tensor out(DType::BF16, {65536});
+    dk::unary(kind, attrs, all, out);
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < 65536; ++i) {
+      const uint16_t want = dk::store_bf16(fn(dk::load_bf16(static_cast<uint16_t>(i))));
+      if (out.data<uint16_t>()[i] != want && mismatches++ < 5) {
+        ADD_FAILURE() << std::hex << "x " << i << ": got " << out.data<uint16_t>()[i] << ", want " << want;
+      }
+    }
+    EXPECT_EQ(mismatches, 0);
+    covered.insert(kind);
+  }
+  for (OpKind kind : unary_elementwise_ops()) EXPECT_TRUE(covered.count(kind)) << op_name(kind) << " has no case";
 }
 
 TEST(DeviceOps, BinaryOnIntegers) {
