@@ -21,8 +21,11 @@ sdk::LoadOptions inference_load_options(const TestCase& test_case);
 class InferenceSteps : public RunModeSteps {
  public:
   // `streaming`: --stream-weights (a decode case passes Off: its prefill
-  // runs on the device with the weights held).
-  InferenceSteps(const TestCase& test_case, bool compile_only, WeightStreaming streaming);
+  // runs on the device with the weights held). `timed_executions`: a perf run
+  // (--perf, the `perf` marker) times repeated executions, so its chips
+  // convert the weights once, up front, rather than on every execution's reads.
+  InferenceSteps(const TestCase& test_case, bool compile_only, WeightStreaming streaming,
+                 bool timed_executions = false);
 
   std::string execution_pass() const override { return ""; }
   sdk::LoadOptions load_options() const override { return load_options_; }
@@ -50,6 +53,7 @@ class InferenceSteps : public RunModeSteps {
  protected:
   bool compile_only_;
   WeightStreaming streaming_setting_;
+  bool timed_executions_;
   bool streams_ = false;           // the model's weights stay lazy (golden and chips make each)
   bool converts_on_read_ = false;  // made at load; each chip converts its copy on read (auto, small models)
   sdk::LoadOptions load_options_;
