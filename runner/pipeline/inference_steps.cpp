@@ -1,6 +1,7 @@
 // Inference steps: forward golden, the model compiled as it is, outputs compared.
 #include "runner/pipeline/inference_steps.h"
 
+#include "runner/pipeline/perf_phase.h"
 #include "runner/pipeline/weight_streaming.h"
 #include "runtime/reference/reference_executor.h"
 
@@ -29,11 +30,16 @@ sdk::LoadOptions inference_load_options(const TestCase& c) {
   return o;
 }
 
-InferenceSteps::InferenceSteps(const TestCase& test_case, bool compile_only, WeightStreaming streaming)
-    : compile_only_(compile_only), streaming_setting_(streaming), load_options_(inference_load_options(test_case)) {}
+InferenceSteps::InferenceSteps(const TestCase& test_case, bool compile_only, WeightStreaming streaming,
+                               bool timed_executions)
+    : compile_only_(compile_only),
+      streaming_setting_(streaming),
+      timed_executions_(timed_executions),
+      load_options_(inference_load_options(test_case)) {}
 
 void InferenceSteps::model_loaded(sdk::Model& model) {
   streams_ = streams_weights(streaming_setting_, model.graph, host_physical_memory_bytes());
+  converts_on_read_ = !streams_ && streaming_setting_ == WeightStreaming::Auto && !timed_executions_;
   if (!compile_only_ && !streams_) model.graph.materialize_weights();
 }
 
@@ -56,7 +62,8 @@ SavedTensors InferenceSteps::tensors_to_save(const LoadedCase& loaded, const std
 }
 
 std::unique_ptr<RunModeSteps> inference_steps(const TestCase& test_case, const PipelineOptions& options) {
-  return std::make_unique<InferenceSteps>(test_case, options.compile.compile_only, options.compile.stream_weights);
+  return std::make_unique<InferenceSteps>(test_case, options.compile.compile_only, options.compile.stream_weights,
+                                          perf_iterations_for(test_case, options.perf_iterations) > 0);
 }
 
 }  // namespace meshtest::runner

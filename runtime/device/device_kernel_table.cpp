@@ -61,4 +61,31 @@ const OpTable<DeviceKernel>& device_kernel_table() {
   return table;
 }
 
+// The kernels of most of a model's ops (GEMMs, convolutions, elementwise,
+// normalizations, data movement): their results' zeroing was a pass over every result for
+// nothing. Each is checked against a poisoned result buffer
+// (tests/runtime_device/simulated_chip_test.cpp).
+bool writes_every_element(OpKind kind) {
+  using K = OpKind;
+  if (is_unary_elementwise(kind) || is_binary_elementwise(kind)) return true;
+  switch (kind) {
+    case K::Matmul:
+    case K::Linear:
+    case K::Conv2d:
+    case K::MaxPool2d:
+    case K::AvgPool2d:
+    case K::GlobalAvgPool2d:
+    case K::BatchNorm:
+    case K::LayerNorm:
+    case K::Softmax:
+    case K::Reshape:
+    case K::Transpose:
+    case K::Concat:
+    case K::Slice:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace meshtest::runtime

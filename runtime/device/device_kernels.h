@@ -1,7 +1,9 @@
 // Device kernels of the simulated chip (private to runtime/device/).
 // Float tensors are bf16 (uint16_t storage); math happens in f32 and every
 // result is rounded once to bf16. Integer tensors (ids, shapes) keep their
-// dtype. Outputs are preallocated by the chip with the output buffer's type.
+// dtype. Outputs are preallocated by the chip with the output buffer's type:
+// zeroed, except for the kernels that writes_every_element lists
+// (simulated_chip.h), which must write every element themselves.
 // This code shares nothing with runtime/reference on purpose: a device bug
 // must show up as a PCC drop against the CPU reference.
 #pragma once

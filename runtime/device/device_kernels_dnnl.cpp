@@ -5,6 +5,7 @@
 // gets its scratchpad per call (scratchpad_mode::user): the library's shared
 // scratchpad is not safe when the chips of a mesh run kernels concurrently.
 #include <algorithm>
+#include <cstring>
 #include <dnnl.hpp>
 #include <memory>
 #include <mutex>
@@ -177,7 +178,11 @@ void matmul(const Tensor& a, const Tensor& b, Tensor& out) {
   const Shape batch_b = padded_batch(b);
   const Shape batch_out(out.shape().begin(), out.shape().end() - 2);
   const int64_t batch = shape_numel(batch_out);
-  if (m == 0 || n == 0 || batch == 0 || k == 0) return;  // the result is preallocated as zeros
+  if (m == 0 || n == 0 || batch == 0) return;
+  if (k == 0) {  // empty contraction: zeros (written here: the chip's result buffer is not zeroed)
+    std::memset(out.raw_data(), 0, out.nbytes());
+    return;
+  }
   if (shape_numel(batch_b) == 1) {                       // b shared by every batch: fold the batch into M
     const auto e = matmul_entry(1, batch * m, k, n, false, false);
     run_matmul(*e, a.raw_data(), b.raw_data(), nullptr, out.raw_data());
@@ -216,7 +221,10 @@ void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& out) {
   const int64_t n = w.dim(0);
   if (out.numel() == 0) return;
   if (k == 0) {  // empty contraction: the result is the bias (or zeros)
-    if (bias == nullptr) return;
+    if (bias == nullptr) {
+      std::memset(out.raw_data(), 0, out.nbytes());
+      return;
+    }
     const uint16_t* pb = bias->data<uint16_t>();
     uint16_t* po = out.data<uint16_t>();
     for (int64_t i = 0; i < out.numel(); ++i) po[i] = pb[i % n];

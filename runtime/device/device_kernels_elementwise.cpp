@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "core/simd.h"
 #include "runtime/device/device_kernels.h"
 
 namespace meshtest::runtime::device_kernels {
@@ -23,12 +24,27 @@ float gelu_tanh(float x) {
 }
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// Results rounded in blocks by simd::f32_to_bf16 (the same bits as
+// store_bf16, vectorized; see bf16_binary_run below), or by store_bf16 itself
+// under the bf16_truncation mutant.
+constexpr int64_t kBf16Block = 512;
+
 template <class Fn>
 void map_bf16(const Tensor& x, Tensor& out, const Fn& fn) {
   const uint16_t* in = x.data<uint16_t>();
   uint16_t* o = out.data<uint16_t>();
+  const bool blocks = !mutant_active(MutantId::Bf16Truncation);
   parallel_ranges(x.numel(), kGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) o[i] = store_bf16(fn(load_bf16(in[i])));
+    if (!blocks) {
+      for (int64_t i = begin; i < end; ++i) o[i] = store_bf16(fn(load_bf16(in[i])));
+      return;
+    }
+    float block[kBf16Block];
+    for (int64_t i0 = begin; i0 < end; i0 += kBf16Block) {
+      const int64_t m = std::min(kBf16Block, end - i0);
+      for (int64_t j = 0; j < m; ++j) block[j] = fn(load_bf16(in[i0 + j]));
+      simd::f32_to_bf16(block, o + i0, m);
+    }
   });
 }
 
@@ -84,6 +100,36 @@ T from_compute(int64_t v) {
   return static_cast<T>(v);
 }
 
+// o[j] = store_bf16(fn(a[j * sa], b[j * sb])), j < n: the f32 results of a
+// block are rounded together by simd::f32_to_bf16, the same bits as
+// store_bf16 (tests/core/simd_test.cpp) but vectorized; the common strides
+// (contiguous, or one side a broadcast scalar) get loops of their own so the
+// compiler vectorizes fn too. The bf16_truncation mutant keeps store_bf16's
+// own path (the caller's).
+template <class Fn>
+void bf16_binary_run(const uint16_t* a, int64_t sa, const uint16_t* b, int64_t sb, uint16_t* o, int64_t n,
+                     const Fn& fn) {
+  constexpr int64_t kBlock = kBf16Block;
+  float block[kBlock];
+  for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - j0);
+    const uint16_t* pa = a + j0 * sa;
+    const uint16_t* pb = b + j0 * sb;
+    if (sa == 1 && sb == 1) {
+      for (int64_t j = 0; j < m; ++j) block[j] = fn(load_bf16(pa[j]), load_bf16(pb[j]));
+    } else if (sa == 1 && sb == 0) {
+      const float y = load_bf16(*pb);
+      for (int64_t j = 0; j < m; ++j) block[j] = fn(load_bf16(pa[j]), y);
+    } else if (sa == 0 && sb == 1) {
+      const float x = load_bf16(*pa);
+      for (int64_t j = 0; j < m; ++j) block[j] = fn(x, load_bf16(pb[j]));
+    } else {
+      for (int64_t j = 0; j < m; ++j) block[j] = fn(load_bf16(pa[j * sa]), load_bf16(pb[j * sb]));
+    }
+    simd::f32_to_bf16(block, o + j0, m);
+  }
+}
+
 // out[i] = fn(a[ia], b[ib]) over the broadcast loop, split by rows and chunks.
 template <class T, class Fn>
 void broadcast_apply(const Tensor& a, const Tensor& b, Tensor& out, const Fn& fn) {
@@ -99,6 +145,7 @@ void broadcast_apply(const Tensor& a, const Tensor& b, Tensor& out, const Fn& fn
   const int64_t chunks_per_row = (inner + kGrain - 1) / kGrain;
   const int64_t items = rows * chunks_per_row;
   const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(inner, 1));
+  const bool bf16_blocks = std::is_same_v<T, uint16_t> && !mutant_active(MutantId::Bf16Truncation);
   parallel_ranges(items, grain, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t row = item / chunks_per_row;
@@ -114,6 +161,12 @@ void broadcast_apply(const Tensor& a, const Tensor& b, Tensor& out, const Fn& fn
         off_b += idx * loop.stride_b[d];
       }
       T* o = po + row * inner;
+      if constexpr (std::is_same_v<T, uint16_t>) {
+        if (bf16_blocks) {
+          bf16_binary_run(pa + off_a + j0 * sa, sa, pb + off_b + j0 * sb, sb, o + j0, j1 - j0, fn);
+          continue;
+        }
+      }
       for (int64_t j = j0; j < j1; ++j) {
         o[j] = from_compute<T>(fn(to_compute(pa[off_a + j * sa]), to_compute(pb[off_b + j * sb])));
       }

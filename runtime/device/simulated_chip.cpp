@@ -242,7 +242,12 @@ void ChipRun::run(size_t i) {
   const DeviceInstr& instr = state_->program.instrs[i];
   const DeviceBuffer& out = state_->program.buffers[static_cast<size_t>(instr.output)];
   Dram& dram = state_->dram;
-  dram.allocate(out.id, instr.origin, Tensor(out.type.dtype, out.type.shape));
+  // A kernel that writes every element gets an unzeroed buffer (zeroing was a
+  // pass over every result); a mutated one (core/mutation.h) may not, so it
+  // gets zeros.
+  const bool zeroed = !writes_every_element(instr.kind) || !active_mutant_name().empty();
+  dram.allocate(out.id, instr.origin,
+                zeroed ? Tensor(out.type.dtype, out.type.shape) : Tensor::uninitialized(out.type.dtype, out.type.shape));
   std::vector<const Tensor*>& operands = state_->operands;
   operands.clear();
   for (size_t k = 0; k < instr.inputs.size(); ++k) operands.push_back(&operand(i, k));

@@ -114,6 +114,10 @@ class ChipRun {
 using DeviceKernel = void (*)(const DeviceInstr& instr, const std::vector<const Tensor*>& in, Tensor& out);
 // The chip's kernel of every op, or why it has none (device_kernel_table.cpp).
 const OpTable<DeviceKernel>& device_kernel_table();
+// Whether `kind`'s kernel writes every element of its result whatever the
+// shapes (edge cases included), so the chip may hand it an unzeroed buffer;
+// other kernels rely on the buffer starting as zeros.
+bool writes_every_element(OpKind kind);
 
 class SimulatedChip {
  public:

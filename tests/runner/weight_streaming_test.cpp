@@ -60,6 +60,27 @@ TEST(WeightStreaming, StreamedInferenceKeepsTheWeightsLazy) {
   }
 }
 
+// Auto below the threshold: the golden's weights are made at load, and the
+// chips convert their copies on read (streamed from the held weights).
+TEST(WeightStreaming, AutoSmallModelHoldsTheWeightsAndTheChipsConvertOnRead) {
+  PipelineOptions options;
+  options.compile.stream_weights = WeightStreaming::Auto;
+  const std::unique_ptr<RunModeSteps> steps = inference_steps({}, options);
+  sdk::Model model;
+  model.graph = small_model();
+  steps->model_loaded(model);
+  EXPECT_TRUE(steps->stream_weights());
+  EXPECT_TRUE(model.graph.find_param("w")->data.defined());
+  // A perf run times repeated executions: its chips convert once, up front.
+  options.perf_iterations = 3;
+  const std::unique_ptr<RunModeSteps> perf = inference_steps({}, options);
+  sdk::Model perf_model;
+  perf_model.graph = small_model();
+  perf->model_loaded(perf_model);
+  EXPECT_FALSE(perf->stream_weights());
+  EXPECT_TRUE(perf_model.graph.find_param("w")->data.defined());
+}
+
 TEST(WeightStreaming, InferenceTakesTheYamlSequenceLength) {
   TestCase c;
   EXPECT_FALSE(inference_load_options(c).seq_len.has_value());

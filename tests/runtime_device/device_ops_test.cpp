@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <set>
+#include <tuple>
 #include <limits>
 
 #include "core/error.h"
@@ -115,6 +118,106 @@ TEST(DeviceOps, BinaryElementwiseWithBroadcasting) {
   std::vector<double> want;
   for (float v : long_row) want.push_back(v * 0.5);
   expect_close(run_op(OpKind::Mul, {f32({1, 70000}, long_row), f32({}, {0.5f})}), {1, 70000}, want);
+}
+
+// The bf16 binary kernels round blocks of f32 results with simd::f32_to_bf16:
+// the same bits as the element-by-element definition, store_bf16(op(x, y)),
+// over every bf16 bit pattern (NaN, infinities, zeros, subnormals) on each
+// stride shape the broadcast loop makes (contiguous, a per-row scalar on
+// either side, a whole-tensor scalar).
+TEST(DeviceBf16, BinaryKernelsGiveTheElementwiseDefinitionsBits) {
+  namespace dk = runtime::device_kernels;
+  const int64_t n = 256;
+  Tensor all(DType::BF16, {n, n});
+  Tensor shuffled(DType::BF16, {n, n});
+  for (int64_t i = 0; i < n * n; ++i) {
+    all.data<uint16_t>()[i] = static_cast<uint16_t>(i);
+    shuffled.data<uint16_t>()[i] = static_cast<uint16_t>((i * 40503) & 0xffff);  // odd multiplier: a permutation
+  }
+  Tensor column(DType::BF16, {n, 1});
+  for (int64_t i = 0; i < n; ++i) column.data<uint16_t>()[i] = static_cast<uint16_t>((i * 257 + 3) & 0xffff);
+  Tensor scalar(DType::BF16, {});
+  scalar.data<uint16_t>()[0] = 0x3fc0;  // 1.5
+  const std::vector<std::pair<OpKind, float (*)(float, float)>> ops = {
+      {OpKind::Add, [](float x, float y) { return x + y; }},
+      {OpKind::Sub, [](float x, float y) { return x - y; }},
+      {OpKind::Mul, [](float x, float y) { return x * y; }},
+      {OpKind::Div, [](float x, float y) { return x / y; }},
+      {OpKind::Maximum,
+       [](float x, float y) { return std::isnan(x) || std::isnan(y) ? std::numeric_limits<float>::quiet_NaN() : (x > y ? x : y); }},
+  };
+  const std::vector<std::pair<const Tensor*, const Tensor*>> shapes = {
+      {&all, &shuffled}, {&all, &column}, {&column, &shuffled}, {&all, &scalar}, {&scalar, &shuffled}};
+  for (const auto& [kind, fn] : ops) {
+    for (const auto& [a, b] : shapes) {
+      SCOPED_TRACE(std::string(op_name(kind)) + " " + shape_to_string(a->shape()) + " " + shape_to_string(b->shape()));
+      Tensor out(DType::BF16, {n, n});
+      dk::binary(kind, *a, *b, out);
+      int64_t mismatches = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const uint16_t x = a->numel() == 1 ? a->data<uint16_t>()[0] : a->data<uint16_t>()[a->dim(1) == 1 ? i : i * n + j];
+          const uint16_t y = b->numel() == 1 ? b->data<uint16_t>()[0] : b->data<uint16_t>()[b->dim(1) == 1 ? i : i * n + j];
+          const uint16_t want = dk::store_bf16(fn(dk::load_bf16(x), dk::load_bf16(y)));
+          const uint16_t got = out.data<uint16_t>()[i * n + j];
+          // Two NaN operands: a NaN, whose payload IEEE 754 leaves open (x86
+          // keeps the first source's, and a compiler may swap the sources of
+          // a commutative op); every other result bit for bit.
+          const auto is_nan = [](uint16_t v) { return (v & 0x7fffu) > 0x7f80u; };
+          if (is_nan(x) && is_nan(y) ? !is_nan(got) : got != want) {
+            if (mismatches++ >= 5) continue;
+            ADD_FAILURE() << std::hex << "x " << x << " y " << y << ": got " << got << ", want " << want;
+          }
+        }
+      }
+      EXPECT_EQ(mismatches, 0);
+    }
+  }
+}
+
+// The bf16 unary kernels round blocks of f32 results with simd::f32_to_bf16:
+// the same bits as store_bf16(f(x)) for every bf16 bit pattern, f written
+// out here as the kernels define it.
+TEST(DeviceBf16, UnaryKernelsGiveTheElementwiseDefinitionsBits) {
+  namespace dk = runtime::device_kernels;
+  const auto sigmoid = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
+  const std::vector<std::tuple<OpKind, std::string, std::function<float(float)>>> ops = {
+      {OpKind::Relu, "", [](float v) { return v > 0.0f ? v : (std::isnan(v) ? v : 0.0f); }},
+      {OpKind::Gelu, "none", [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); }},
+      {OpKind::Gelu, "tanh",
+       [](float v) { return 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v))); }},
+      {OpKind::Tanh, "", [](float v) { return std::tanh(v); }},
+      {OpKind::Exp, "", [](float v) { return std::exp(v); }},
+      {OpKind::Log, "", [](float v) { return std::log(v); }},
+      {OpKind::Sqrt, "", [](float v) { return std::sqrt(v); }},
+      {OpKind::Rsqrt, "", [](float v) { return 1.0f / std::sqrt(v); }},
+      {OpKind::Neg, "", [](float v) { return -v; }},
+      {OpKind::Sigmoid, "", sigmoid},
+      {OpKind::Silu, "", [&](float v) { return v * sigmoid(v); }},
+      {OpKind::Erf, "", [](float v) { return std::erf(v); }},
+      {OpKind::Sin, "", [](float v) { return std::sin(v); }},
+      {OpKind::Cos, "", [](float v) { return std::cos(v); }},
+  };
+  Tensor all(DType::BF16, {65536});
+  for (int64_t i = 0; i < 65536; ++i) all.data<uint16_t>()[i] = static_cast<uint16_t>(i);
+  std::set<OpKind> covered;
+  for (const auto& [kind, approximate, fn] : ops) {
+    SCOPED_TRACE(std::string(op_name(kind)) + " " + approximate);
+    Attrs attrs;
+    if (!approximate.empty()) attrs.set("approximate", approximate);
+    Tensor out(DType::BF16, {65536});
+    dk::unary(kind, attrs, all, out);
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < 65536; ++i) {
+      const uint16_t want = dk::store_bf16(fn(dk::load_bf16(static_cast<uint16_t>(i))));
+      if (out.data<uint16_t>()[i] != want && mismatches++ < 5) {
+        ADD_FAILURE() << std::hex << "x " << i << ": got " << out.data<uint16_t>()[i] << ", want " << want;
+      }
+    }
+    EXPECT_EQ(mismatches, 0);
+    covered.insert(kind);
+  }
+  for (OpKind kind : unary_elementwise_ops()) EXPECT_TRUE(covered.count(kind)) << op_name(kind) << " has no case";
 }
 
 TEST(DeviceOps, BinaryOnIntegers) {

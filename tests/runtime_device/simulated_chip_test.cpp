@@ -1,12 +1,15 @@
 // Tests of the simulated chip itself: DRAM accounting and run-time
 // out-of-memory errors, release of every buffer, transfer checks, the bfp8_b
-// weight path and the MESHTEST_TEST_PERTURB_DEVICE_OP hook.
+// weight path, the MESHTEST_TEST_PERTURB_DEVICE_OP hook, and the kernels
+// given unzeroed result buffers writing every element.
 #include "runtime/device/simulated_chip.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <set>
 #include <cstdlib>
 #include <thread>
 
@@ -34,6 +37,90 @@ Graph chain_graph() {
 }
 
 NamedTensors chain_inputs() { return {{"x", random_normal({1, 64, 64}, 7)}}; }
+
+// Kernel `kind` on bf16 operands `in`, into a result of `shape` whose bytes
+// all start as `fill` (0xff: bf16 NaN poison).
+Tensor run_kernel_into(OpKind kind, const std::vector<Tensor>& in, const Attrs& attrs, const Shape& shape,
+                       uint8_t fill, DType dtype = DType::BF16) {
+  DeviceInstr instr;
+  instr.kind = kind;
+  instr.attrs = attrs;
+  std::vector<const Tensor*> operands;
+  for (const Tensor& t : in) operands.push_back(&t);
+  Tensor out = Tensor::uninitialized(dtype, shape);
+  std::memset(out.raw_data(), fill, out.nbytes());
+  (*device_kernel_table().find(kind))(instr, operands, out);
+  return out;
+}
+
+Tensor bf16_values(const Shape& shape, uint64_t seed) { return random_normal(shape, seed).to(DType::BF16); }
+
+// The chip hands kernels that write_every_element an unzeroed result buffer:
+// each such kernel, on every shape family it handles (empty contractions
+// included), gives the same bits over a poisoned buffer as over zeros.
+TEST(SimulatedChip, KernelsGivenUnzeroedResultsWriteEveryElement) {
+  using K = OpKind;
+  struct Case {
+    K kind;
+    std::vector<Tensor> in;
+    Attrs attrs;
+    Shape out;
+  };
+  const Tensor x = bf16_values({2, 3, 4}, 1), y = bf16_values({2, 3, 4}, 2), row = bf16_values({4}, 3);
+  const Tensor img = bf16_values({1, 4, 6, 6}, 4), ch = bf16_values({4}, 5);
+  const Tensor var = random_uniform({4}, 6, 0.5f, 2.0f).to(DType::BF16);
+  std::vector<Case> cases = {
+      {K::Matmul, {bf16_values({2, 3, 5}, 7), bf16_values({2, 5, 4}, 8)}, {}, {2, 3, 4}},
+      {K::Matmul, {bf16_values({2, 1, 3, 5}, 7), bf16_values({3, 5, 4}, 8)}, {}, {2, 3, 3, 4}},
+      {K::Matmul, {bf16_values({3, 0}, 7), bf16_values({0, 4}, 8)}, {}, {3, 4}},  // empty contraction
+      {K::Linear, {bf16_values({3, 5}, 9), bf16_values({4, 5}, 10), row}, {}, {3, 4}},
+      {K::Linear, {bf16_values({3, 5}, 9), bf16_values({4, 5}, 10)}, {}, {3, 4}},
+      {K::Linear, {bf16_values({3, 0}, 9), bf16_values({4, 0}, 10)}, {}, {3, 4}},  // empty, no bias
+      {K::Linear, {bf16_values({3, 0}, 9), bf16_values({4, 0}, 10), row}, {}, {3, 4}},
+      {K::Conv2d, {img, bf16_values({3, 4, 3, 3}, 11), bf16_values({3}, 12)}, {{"padding", std::vector<int64_t>{1, 1}}},
+       {1, 3, 6, 6}},
+      {K::Conv2d, {img, bf16_values({4, 1, 3, 3}, 11)}, {{"groups", int64_t{4}}, {"stride", std::vector<int64_t>{2, 2}}},
+       {1, 4, 2, 2}},
+      {K::MaxPool2d, {img}, {{"kernel", std::vector<int64_t>{3, 3}}, {"stride", std::vector<int64_t>{2, 2}},
+                             {"padding", std::vector<int64_t>{1, 1}}}, {1, 4, 3, 3}},
+      {K::AvgPool2d, {img}, {{"kernel", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{2, 2}}}, {1, 4, 3, 3}},
+      {K::GlobalAvgPool2d, {img}, {}, {1, 4, 1, 1}},
+      {K::BatchNorm, {img, ch, bf16_values({4}, 13), bf16_values({4}, 14), var}, {}, {1, 4, 6, 6}},
+      {K::LayerNorm, {x, row, bf16_values({4}, 15)}, {}, {2, 3, 4}},
+      {K::Softmax, {x}, {{"axis", int64_t{-1}}}, {2, 3, 4}},
+      {K::Softmax, {x}, {{"axis", int64_t{1}}}, {2, 3, 4}},
+      {K::Reshape, {x}, {}, {6, 4}},
+      {K::Transpose, {x}, {{"perm", std::vector<int64_t>{2, 0, 1}}}, {4, 2, 3}},
+      {K::Transpose, {row}, {{"perm", std::vector<int64_t>{0}}}, {4}},
+      {K::Concat, {x, y, bf16_values({2, 1, 4}, 17)}, {{"axis", int64_t{1}}}, {2, 7, 4}},
+      {K::Slice, {x}, {{"axis", int64_t{2}}, {"start", int64_t{1}}, {"step", int64_t{2}}}, {2, 3, 2}},
+      {K::Slice, {x}, {{"axis", int64_t{0}}, {"start", int64_t{-1}}}, {1, 3, 4}},
+  };
+  for (K kind : unary_elementwise_ops()) cases.push_back({kind, {x}, {}, {2, 3, 4}});
+  for (K kind : binary_elementwise_ops()) {
+    cases.push_back({kind, {x, y}, {}, {2, 3, 4}});
+    cases.push_back({kind, {x, row}, {}, {2, 3, 4}});                          // broadcast row
+    cases.push_back({kind, {bf16_values({2, 1, 4}, 16), y}, {}, {2, 3, 4}});  // broadcast middle
+  }
+  std::set<K> covered;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(op_name(c.kind)) + " -> " + shape_to_string(c.out));
+    EXPECT_TRUE(writes_every_element(c.kind));
+    const Tensor zeroed = run_kernel_into(c.kind, c.in, c.attrs, c.out, 0x00);
+    const Tensor poisoned = run_kernel_into(c.kind, c.in, c.attrs, c.out, 0xff);
+    EXPECT_EQ(std::memcmp(zeroed.raw_data(), poisoned.raw_data(), zeroed.nbytes()), 0);
+    covered.insert(c.kind);
+  }
+  // Every kind on the list has a case here (adding one to the list needs one).
+  for (K kind : all_ops()) {
+    if (writes_every_element(kind)) {
+      EXPECT_TRUE(covered.count(kind)) << op_name(kind) << " has no case";
+    }
+  }
+  // Kernels that accumulate into their result are not on the list.
+  EXPECT_FALSE(writes_every_element(K::EmbeddingBackward));
+  EXPECT_FALSE(writes_every_element(K::SliceBackward));
+}
 
 TEST(SimulatedChip, RunsWithinExactlyTheMemoryItNeeds) {
   const DeviceProgram program = compiler::compile(chain_graph(), {});
