@@ -62,6 +62,11 @@ struct CaseResult {
   // Op-level golden: the first device op past its per-op thresholds
   // (runner/pipeline/op_golden.h describe_row); empty: none, or not run.
   std::string first_bad_op;
+  // A model that routes (top-k experts): the choices the golden checked and,
+  // of them, those where it followed the device's over its own (bf16 near-ties;
+  // runner/pipeline/device_routing.h). 0 and 0: no routing.
+  int64_t routing_rows = 0;
+  int64_t routing_followed = 0;
   std::string saved_tensors;  // --save-tensors: the folder this failure's tensors went to; empty: none saved
   // run --emitc: the generated C++ program's verdict against the device
   // (matched_exact, matched_pcc, mismatch, build_failed, run_failed,

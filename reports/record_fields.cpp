@@ -94,6 +94,8 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::first_bad_op>("first_bad_op").since(10),
       field<&R::codegen_status>("codegen_status").since(11),
       field<&R::codegen_seconds>("codegen_seconds").since(11),
+      field<&R::routing_rows>("routing_rows").since(12),
+      field<&R::routing_followed>("routing_followed").since(12),
   };
   return kFields;
 }

@@ -257,7 +257,9 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       steps->inputs_prepared(loaded);
     }
     const bool compile_only = options.compile.compile_only;
-    if (steps->golden_first() && !compile_only) golden(loaded);
+    using GoldenOrder = RunModeSteps::GoldenOrder;
+    const GoldenOrder golden_order = steps->golden_order();
+    if (golden_order == GoldenOrder::BeforeCompile && !compile_only) golden(loaded);
     enter(Phase::Compile);
     CompiledCase compiled;
     {
@@ -269,7 +271,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     }
     // --compile-only: the case stops once compiled and memory-planned.
     if (compile_only) return not_run(std::string(phase_name(phase)), kCompileOnlyReason);
-    if (!steps->golden_first()) golden(loaded);
+    if (golden_order == GoldenOrder::BeforeExecute) golden(loaded);
     enter(Phase::Execute);
     std::vector<Tensor> device;
     const OpGoldenPlan op_plan = op_golden_plan(c.expectation, options);
@@ -278,16 +280,22 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     {
       PhaseClock clock(r.seconds.execute);
       steps->before_execute();
-      if (op_plan.enabled() &&
-          !compiled.backend->observe_ops(*compiled.executable,
-                                         [&op_golden](const backend::OpExecution& e) { op_golden.observe(e); })) {
-        throw RuntimeError("op-level golden: backend '" + options.backend + "' does not report per-op results");
+      backend::OpObserver steps_observer = steps->device_op_observer();
+      if ((op_plan.enabled() || steps_observer) &&
+          !compiled.backend->observe_ops(*compiled.executable, [&op_plan, &op_golden, steps_observer](
+                                                                   const backend::OpExecution& e) {
+            if (op_plan.enabled()) op_golden.observe(e);
+            if (steps_observer) steps_observer(e);
+          })) {
+        throw RuntimeError(std::string(op_plan.enabled() ? "op-level golden" : "routing the golden like the device") +
+                           ": backend '" + options.backend + "' does not report per-op results");
       }
       backend::MemoryStats stats;
       device = compiled.backend->execute(*compiled.executable, steps->device_inputs(loaded), stats);
       record_execution_stats(stats, options.chip, r);
       if (op_plan.enabled()) op_failure = finish_op_golden(op_golden, op_plan, options.op_golden_dir, r);
     }
+    if (golden_order == GoldenOrder::AfterExecute) golden(loaded);
     steps->check_device_outputs(device);
     checked_device = device;
     if (const int iterations = perf_iterations_for(c, options.perf_iterations); iterations > 0) {
@@ -315,6 +323,8 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     r.pcc = verdict.min_pcc;
     r.atol = verdict.max_atol;
     r.rel_l2 = verdict.max_rel_l2;
+    r.routing_rows = verdict.routing_rows;
+    r.routing_followed = verdict.routing_followed;
     r.outputs = std::move(verdict.outputs);
     if (!c.expectation.execution_pass) r.execution_pass = verdict.failed_pass;  // else the YAML's
     if (verdict.passed) enter(Phase::Done);

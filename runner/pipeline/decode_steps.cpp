@@ -28,7 +28,9 @@ std::map<std::string, Tensor> with_cache(std::map<std::string, Tensor> inputs, c
 class DecodeSteps : public InferenceSteps {
  public:
   DecodeSteps(const TestCase& c, const PipelineOptions& options)
-      : InferenceSteps(c, options.compile.compile_only, WeightStreaming::Off), case_(c), options_(options) {}
+      : InferenceSteps(c, options.compile.compile_only, WeightStreaming::Off), case_(c), options_(options) {
+    follows_device_routing_ = false;  // the golden decodes on its own prefill's cache, its own routes
+  }
 
   void inputs_prepared(LoadedCase& loaded) override {
     sdk::LoadOptions prefill_options = load_options_;

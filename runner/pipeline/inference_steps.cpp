@@ -15,6 +15,25 @@ std::vector<std::string> output_names(const Graph& graph) {
   return names;
 }
 
+// The routing checks (device_routing.h): the device's own top-k, then the
+// router probabilities as outputs of kind "router"; the outputs' verdict
+// stands only when both hold.
+void add_routing(const DeviceRouting& routing, const comparators::ComparisonConfig& config, CaseVerdict& v) {
+  const RouterVerdict routers = compare_routers(routing.routers(), config);
+  for (const comparators::OutputMetrics& m : routers.metrics) {
+    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "router", m.norm_ratio});
+  }
+  for (const RouterComparison& r : routing.routers()) {
+    v.routing_rows += r.rows;
+    v.routing_followed += r.followed;
+  }
+  const std::string failure = !routing.device_failure().empty() ? routing.device_failure() : routers.failure;
+  if (!failure.empty() && v.passed) {
+    v.passed = false;
+    v.message = failure;
+  }
+}
+
 }  // namespace
 
 sdk::LoadOptions inference_load_options(const TestCase& c) {
@@ -41,9 +60,20 @@ void InferenceSteps::model_loaded(sdk::Model& model) {
   streams_ = streams_weights(streaming_setting_, model.graph, host_physical_memory_bytes());
   converts_on_read_ = !streams_ && streaming_setting_ == WeightStreaming::Auto && !timed_executions_;
   if (!compile_only_ && !streams_) model.graph.materialize_weights();
+  if (!compile_only_ && follows_device_routing_ && has_device_routing(model.graph)) {
+    routing_ = std::make_unique<DeviceRouting>();
+  }
 }
 
-void InferenceSteps::run_golden(LoadedCase& loaded) { golden_ = runtime::run_reference(loaded.model.graph, loaded.inputs); }
+backend::OpObserver InferenceSteps::device_op_observer() {
+  if (!routing_) return {};
+  return [routing = routing_.get()](const backend::OpExecution& e) { routing->observe(e); };
+}
+
+void InferenceSteps::run_golden(LoadedCase& loaded) {
+  golden_ = routing_ ? runtime::run_reference(loaded.model.graph, loaded.inputs, routing_->golden_hook(loaded.model.graph))
+                     : runtime::run_reference(loaded.model.graph, loaded.inputs);
+}
 
 CaseVerdict InferenceSteps::compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
                                     const comparators::ComparisonConfig& config) {
@@ -53,6 +83,7 @@ CaseVerdict InferenceSteps::compare(const LoadedCase& loaded, const std::vector<
   for (const comparators::OutputMetrics& m : verdict.outputs) {
     v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "output", m.norm_ratio});
   }
+  if (routing_) add_routing(*routing_, config, v);
   return v;
 }
 

@@ -9,6 +9,7 @@
 
 #include "config/test_config.h"
 #include "runner/pipeline/case_pipeline.h"
+#include "runner/pipeline/device_routing.h"
 #include "runner/pipeline/run_mode_steps.h"
 
 namespace meshtest::runner {
@@ -38,7 +39,12 @@ class InferenceSteps : public RunModeSteps {
   // converting the whole model into fresh pages before the first op (the
   // kernel clearing those pages was most of bert_base's device time).
   bool stream_weights() const override { return streams_ || converts_on_read_; }
-  bool golden_first() const override { return true; }
+  // After executing when the model routes (top-k experts): the golden
+  // follows the device's checked choices (device_routing.h); else first.
+  GoldenOrder golden_order() const override {
+    return routing_ ? GoldenOrder::AfterExecute : GoldenOrder::BeforeCompile;
+  }
+  backend::OpObserver device_op_observer() override;
   void run_golden(LoadedCase& loaded) override;
   const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
   std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {
@@ -56,6 +62,9 @@ class InferenceSteps : public RunModeSteps {
   bool timed_executions_;
   bool streams_ = false;           // the model's weights stay lazy (golden and chips make each)
   bool converts_on_read_ = false;  // made at load; each chip converts its copy on read (auto, small models)
+  // A decode case's golden decodes on its own prefill: it chooses its own routes.
+  bool follows_device_routing_ = true;
+  std::unique_ptr<DeviceRouting> routing_;  // set in model_loaded for a model with topk_mask ops
   sdk::LoadOptions load_options_;
   std::vector<Tensor> golden_;
 };

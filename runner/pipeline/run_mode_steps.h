@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "comparators/metrics.h"
 #include "compiler/sharding.h"
 #include "discovery/loader_sdk.h"
@@ -29,6 +30,8 @@ struct CaseVerdict {
   double min_pcc = 1.0;
   double max_atol = 0.0;
   double max_rel_l2 = 0.0;
+  int64_t routing_rows = 0;      // top-k choices the golden checked (device_routing.h)
+  int64_t routing_followed = 0;  // of them, where it took the device's choice over its own
 };
 
 // A comparator verdict's summary (passed, first failure, figures) as the
@@ -70,8 +73,13 @@ class RunModeSteps {
   // Whether the model's weights stay lazy and the device streams them
   // (--stream-weights; decided in model_loaded).
   virtual bool stream_weights() const { return false; }
-  // Whether the golden runs before compiling (else after, before executing).
-  virtual bool golden_first() const = 0;
+  // When the golden runs: before compiling, after compiling (before
+  // executing), or after executing (it follows the device's routing:
+  // device_routing.h). Asked once the model is loaded.
+  enum class GoldenOrder { BeforeCompile, BeforeExecute, AfterExecute };
+  virtual GoldenOrder golden_order() const = 0;
+  // Sees every device op of the execution (empty: nothing to see).
+  virtual backend::OpObserver device_op_observer() { return {}; }
   // The CPU reference of everything compare will judge.
   virtual void run_golden(LoadedCase& loaded) = 0;
   // The graph the device compiles and its sharding request (compile phase).

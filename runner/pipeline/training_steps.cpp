@@ -68,7 +68,7 @@ class TrainingSteps : public RunModeSteps {
   void model_loaded(sdk::Model& model) override {
     output_ = training_output(model.graph, case_.loader->loader->training(case_.info.variant).output).name;
   }
-  bool golden_first() const override { return false; }
+  GoldenOrder golden_order() const override { return GoldenOrder::BeforeExecute; }
 
   const Graph& device_graph(const LoadedCase& loaded) override {
     training_ = compiler::build_training_graph(loaded.model.graph, output_);

@@ -28,8 +28,9 @@ Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
 
 class ReferenceRun {
  public:
-  ReferenceRun(const Graph& graph, const NamedTensors& inputs)
+  ReferenceRun(const Graph& graph, const NamedTensors& inputs, const ReferenceOpHook* hook)
       : graph_(graph),
+        hook_(hook),
         env_(graph.values.size()),
         present_(graph.values.size(), false),
         param_of_value_(graph.values.size(), -1),
@@ -133,9 +134,10 @@ class ReferenceRun {
                            type_to_string(declared));
       }
       Tensor result = dispatch(op, in);
-      if (result.shape() != declared.shape || result.dtype() != held_dtype(declared.dtype)) {
-        throw RuntimeError("kernel produced " + std::string(dtype_name(result.dtype())) +
-                           shape_to_string(result.shape()) + " for declared " + type_to_string(declared));
+      check_held(result, declared, "kernel");
+      if (hook_ && *hook_) {
+        (*hook_)(index, op, in, result);
+        check_held(result, declared, "op hook");
       }
       in.clear();
       store(op.output, std::move(result));
@@ -153,7 +155,15 @@ class ReferenceRun {
     if (last_use_[static_cast<size_t>(op.output)] < 0) release(op.output);
   }
 
+  static void check_held(const Tensor& result, const TensorType& declared, const char* who) {
+    if (result.shape() != declared.shape || result.dtype() != held_dtype(declared.dtype)) {
+      throw RuntimeError(std::string(who) + " produced " + std::string(dtype_name(result.dtype())) +
+                         shape_to_string(result.shape()) + " for declared " + type_to_string(declared));
+    }
+  }
+
   const Graph& graph_;
+  const ReferenceOpHook* hook_;
   std::vector<Tensor> env_;
   std::vector<bool> present_;
   std::vector<int64_t> param_of_value_;
@@ -170,7 +180,11 @@ Tensor run_reference_op(const Op& op, const std::vector<Tensor>& operands) {
 }
 
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs) {
-  return ReferenceRun(graph, inputs).run();
+  return ReferenceRun(graph, inputs, nullptr).run();
+}
+
+std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs, const ReferenceOpHook& hook) {
+  return ReferenceRun(graph, inputs, &hook).run();
 }
 
 }  // namespace meshtest::runtime

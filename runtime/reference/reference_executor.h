@@ -3,6 +3,7 @@
 // path: it shares no kernel code with runtime/device.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,6 +21,15 @@ using NamedTensors = std::map<std::string, Tensor>;
 // widened to f32. Returns the outputs in graph order (f32, or the integer
 // dtype of an integer output). Throws RuntimeError naming the op on failure.
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs);
+
+// Sees every op's result right after its kernel ran, with the operands it
+// read (as the reference holds them), and may replace the result with a
+// tensor of the same shape and held dtype (checked): how the golden follows
+// the device's discrete choices (runner/pipeline/device_routing.h). A throw
+// fails the run like a kernel's, naming the op.
+using ReferenceOpHook =
+    std::function<void(size_t op_index, const Op& op, const std::vector<Tensor>& operands, Tensor& result)>;
+std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs, const ReferenceOpHook& hook);
 
 // One op alone: its reference kernel on `operands` (floating operands of any
 // float dtype widened to f32, integers as they are), as run_reference runs

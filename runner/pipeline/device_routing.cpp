@@ -1,0 +1,155 @@
+// The golden follows the device's top-k routing after checking it (device_routing.h).
+#include "runner/pipeline/device_routing.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+
+#include "core/error.h"
+#include "core/ops.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+Tensor as_f32(const Tensor& t) { return t.to(DType::F32); }
+
+// Rows of a topk_mask result (every position but `axis`) whose selection
+// differs between two masks of one shape.
+struct RowCount {
+  int64_t rows = 0;
+  int64_t differing = 0;
+};
+
+RowCount differing_rows(const Tensor& a, const Tensor& b, int64_t axis_attr) {
+  const Shape& shape = a.shape();
+  const int64_t axis = normalize_axis(axis_attr, static_cast<int64_t>(shape.size()));
+  const int64_t n = shape[static_cast<size_t>(axis)];
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  RowCount count;
+  count.rows = outer * inner;
+  for (int64_t row = 0; row < count.rows; ++row) {
+    const int64_t base = (row / inner) * n * inner + row % inner;
+    for (int64_t i = 0; i < n; ++i) {
+      if (pa[base + i * inner] != pb[base + i * inner]) {
+        ++count.differing;
+        break;
+      }
+    }
+  }
+  return count;
+}
+
+// The layer path of the router feeding topk_mask op `index`: the first weight
+// found walking back through its operands ("...gate.weight" -> "...gate").
+std::string router_name(const Graph& graph, size_t index, size_t ordinal) {
+  std::map<ValueId, size_t> producer;
+  for (size_t i = 0; i < index; ++i) producer[graph.ops[i].output] = i;
+  std::map<ValueId, const Param*> weight;
+  for (const Param& p : graph.params) {
+    if (p.kind == ParamKind::Weight) weight[p.value] = &p;
+  }
+  std::deque<ValueId> frontier(graph.ops[index].inputs.begin(), graph.ops[index].inputs.end());
+  for (int steps = 0; !frontier.empty() && steps < 16; ++steps) {
+    const ValueId v = frontier.front();
+    frontier.pop_front();
+    if (const auto w = weight.find(v); w != weight.end()) {
+      std::string name = w->second->name;
+      const std::string suffix = ".weight";
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        name.resize(name.size() - suffix.size());
+      }
+      return name;
+    }
+    if (const auto p = producer.find(v); p != producer.end()) {
+      for (ValueId in : graph.ops[p->second].inputs) frontier.push_back(in);
+    }
+  }
+  return "topk_mask #" + std::to_string(ordinal);
+}
+
+}  // namespace
+
+bool has_device_routing(const Graph& graph) {
+  return std::any_of(graph.ops.begin(), graph.ops.end(), [](const Op& op) { return op.kind == OpKind::TopkMask; });
+}
+
+void DeviceRouting::observe(const backend::OpExecution& e) {
+  if (e.instr.kind != OpKind::TopkMask || e.operands.size() != 1) return;
+  Kept kept{e.chip, e.index, e.instr.origin, as_f32(*e.operands[0]), as_f32(e.result)};
+  // Check 1: the mask is the top-k of the chip's own operand, exactly.
+  const Tensor own = runtime::run_reference_op(Op{OpKind::TopkMask, {}, kNoValue, e.instr.attrs}, {kept.operand});
+  const RowCount wrong = differing_rows(kept.mask, own, e.instr.attrs.get_int("axis"));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (frozen_) return;
+  for (const Kept& k : kept_) {
+    if (k.chip == e.chip && k.index == e.index) return;  // a later execution (perf): the first is kept
+  }
+  if (wrong.differing > 0 && device_failure_.empty()) {
+    device_failure_ = "device " + e.instr.origin + " on chip " + std::to_string(e.chip) + ": " +
+                      std::to_string(wrong.differing) + " of " + std::to_string(wrong.rows) +
+                      " rows select other entries than the top-" + std::to_string(e.instr.attrs.get_int("k")) +
+                      " of its own operand";
+  }
+  kept_.push_back(std::move(kept));
+}
+
+runtime::ReferenceOpHook DeviceRouting::golden_hook(const Graph& graph) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    frozen_ = true;
+  }
+  chip0_.clear();
+  for (const Kept& k : kept_) {
+    if (k.chip == 0) chip0_.push_back(&k);
+  }
+  std::sort(chip0_.begin(), chip0_.end(), [](const Kept* a, const Kept* b) { return a->index < b->index; });
+  size_t graph_ops = 0;
+  for (const Op& op : graph.ops) graph_ops += op.kind == OpKind::TopkMask ? 1 : 0;
+  if (chip0_.size() != graph_ops && device_failure_.empty()) {
+    device_failure_ = "routing: the device ran " + std::to_string(chip0_.size()) +
+                      " topk_mask ops on chip 0, the model has " + std::to_string(graph_ops);
+  }
+  routers_.clear();
+  return [this, &graph](size_t index, const Op& op, const std::vector<Tensor>& operands, Tensor& result) {
+    if (op.kind != OpKind::TopkMask) return;
+    const size_t ordinal = routers_.size();
+    RouterComparison r;
+    r.name = router_name(graph, index, ordinal);
+    r.golden = operands.at(0);
+    const Kept* device = ordinal < chip0_.size() ? chip0_[ordinal] : nullptr;
+    const int64_t axis = op.attrs.get_int("axis");
+    if (device && device->mask.shape() == result.shape()) {
+      r.device = device->operand;
+      const RowCount differ = differing_rows(result, device->mask, axis);
+      r.rows = differ.rows;
+      r.followed = differ.differing;
+      r.device_mask_used = true;
+      result = device->mask;
+    } else {
+      r.rows = differing_rows(result, result, axis).rows;
+    }
+    routers_.push_back(std::move(r));
+  };
+}
+
+RouterVerdict compare_routers(const std::vector<RouterComparison>& routers,
+                              const comparators::ComparisonConfig& config) {
+  RouterVerdict v;
+  for (const RouterComparison& r : routers) {
+    if (!r.device_mask_used) continue;  // no whole device operand to compare with
+    comparators::OutputMetrics m = comparators::compare_tensors(r.name, r.device, r.golden, config);
+    if (!m.passed && v.failure.empty()) {
+      v.failure = "router " + r.name + " (the probabilities its top-k chose from): " + m.failure;
+    }
+    v.metrics.push_back(std::move(m));
+  }
+  return v;
+}
+
+}  // namespace meshtest::runner

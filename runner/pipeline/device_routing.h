@@ -1,0 +1,89 @@
+// The golden follows the device's routing (mixture-of-experts top-k,
+// `topk_mask`). A discrete choice is discontinuous: where two experts'
+// probabilities lie closer than bf16 can tell apart (the device rounds them
+// to 8 significant bits), the device may pick the other expert, and that
+// token's output then differs by a whole expert's contribution; over 32
+// layers such flips, each one honest, pull a whole model's PCC far below any
+// threshold. So for a model with topk_mask ops the golden runs after the
+// device and, at each topk_mask, takes the device's selection instead of its
+// own, after three checks that keep a wrong device from hiding behind it:
+//   1. on every chip, the device's mask must be exactly the top-k of the
+//      device's own operand (the selection kernel itself is right);
+//   2. the router probabilities (the op's operand) are compared with the
+//      golden's like an output (PCC, scale, ...: the record's outputs of
+//      kind "router"), so a router that drifted cannot choose for both;
+//   3. the model's outputs are then compared as always: every other kernel
+//      on the path of the chosen experts is checked.
+// The record counts the choices (`routing_rows`) and those where the golden's
+// own top-k differed and it followed the device (`routing_followed`).
+// Followed only where chip 0 holds the whole mask (one chip, or the router
+// replicated as under tensor parallelism); a mask split across chips (data
+// parallel) keeps the golden's own choice.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "comparators/metrics.h"
+#include "core/graph.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+
+// Whether `graph` has discrete choices the golden follows (a topk_mask op).
+bool has_device_routing(const Graph& graph);
+
+// One topk_mask op as the golden saw it, after following the device.
+struct RouterComparison {
+  std::string name;         // the router's layer path ("model.layers.3.block_sparse_moe.gate") or "topk_mask #k"
+  Tensor device, golden;    // the op's operand (probabilities) on each side, f32
+  int64_t rows = 0;         // choices made (every position but the chosen axis)
+  int64_t followed = 0;     // rows where the golden's own top-k differed and it took the device's
+  bool device_mask_used = false;  // false: the device's mask was not whole on chip 0 (the golden chose)
+};
+
+class DeviceRouting {
+ public:
+  // Device side (a backend::OpObserver, chips may call it concurrently):
+  // keeps every chip's topk_mask operand and result of the first execution,
+  // and checks each mask against the top-k of the same chip's operand.
+  void observe(const backend::OpExecution& e);
+
+  // Golden side: a run_reference hook that follows the device's masks (chip
+  // 0's, matched to the graph's topk_mask ops in order: each layer's router
+  // reads the previous layer's output, so their order is fixed) and records
+  // a RouterComparison per op. Stops observe() from keeping more.
+  runtime::ReferenceOpHook golden_hook(const Graph& graph);
+
+  // After the golden ran: one entry per topk_mask op of the graph.
+  const std::vector<RouterComparison>& routers() const { return routers_; }
+  // Why the device's routing is wrong on its own terms (check 1), or why it
+  // could not be matched to the graph; empty when neither.
+  const std::string& device_failure() const { return device_failure_; }
+
+ private:
+  struct Kept {
+    int chip = 0;
+    size_t index = 0;
+    std::string origin;
+    Tensor operand, mask;  // f32
+  };
+  std::mutex mutex_;
+  bool frozen_ = false;
+  std::vector<Kept> kept_;
+  std::string device_failure_;
+  std::vector<const Kept*> chip0_;  // chip 0's, in program order (golden_hook)
+  std::vector<RouterComparison> routers_;
+};
+
+// The router comparisons as the record's outputs (kind "router") and the
+// first failing one's message (empty when all pass), under the case's checks.
+struct RouterVerdict {
+  std::vector<comparators::OutputMetrics> metrics;
+  std::string failure;
+};
+RouterVerdict compare_routers(const std::vector<RouterComparison>& routers, const comparators::ComparisonConfig& config);
+
+}  // namespace meshtest::runner
