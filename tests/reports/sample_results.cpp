@@ -41,6 +41,8 @@ CaseResult full_result(const std::string& id) {
   r.perf_execute_seconds = 0.0123;
   r.samples_per_second = 476.2;
   r.first_bad_op = "op #12 gelu (device op 12, chip 0, bf16[1,128,512]): local pcc 0.999998, scale 1.0100";
+  r.routing_rows = 2048;
+  r.routing_followed = 37;
   r.codegen_status = "mismatch";
   r.codegen_seconds = 2.5;
   r.pcc = 0.71;
