@@ -5,9 +5,11 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/sharding.h"
 
 namespace meshtest::runner {
 
@@ -43,6 +45,14 @@ RowCount differing_rows(const Tensor& a, const Tensor& b, int64_t axis_attr) {
     }
   }
   return count;
+}
+
+double squared_distance(const Tensor& a, const Tensor& b) {
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  double sum = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) sum += (static_cast<double>(pa[i]) - pb[i]) * (static_cast<double>(pa[i]) - pb[i]);
+  return sum;
 }
 
 // The layer path of the router feeding topk_mask op `index`: the first weight
@@ -104,15 +114,19 @@ runtime::ReferenceOpHook DeviceRouting::golden_hook(const Graph& graph) {
     std::lock_guard<std::mutex> lock(mutex_);
     frozen_ = true;
   }
-  chip0_.clear();
+  by_chip_.clear();
   for (const Kept& k : kept_) {
-    if (k.chip == 0) chip0_.push_back(&k);
+    if (static_cast<size_t>(k.chip) >= by_chip_.size()) by_chip_.resize(static_cast<size_t>(k.chip) + 1);
+    by_chip_[static_cast<size_t>(k.chip)].push_back(&k);
   }
-  std::sort(chip0_.begin(), chip0_.end(), [](const Kept* a, const Kept* b) { return a->index < b->index; });
+  if (by_chip_.empty()) by_chip_.resize(1);
+  for (std::vector<const Kept*>& chip : by_chip_) {
+    std::sort(chip.begin(), chip.end(), [](const Kept* a, const Kept* b) { return a->index < b->index; });
+  }
   size_t graph_ops = 0;
   for (const Op& op : graph.ops) graph_ops += op.kind == OpKind::TopkMask ? 1 : 0;
-  if (chip0_.size() != graph_ops && device_failure_.empty()) {
-    device_failure_ = "routing: the device ran " + std::to_string(chip0_.size()) +
+  if (by_chip_[0].size() != graph_ops && device_failure_.empty()) {
+    device_failure_ = "routing: the device ran " + std::to_string(by_chip_[0].size()) +
                       " topk_mask ops on chip 0, the model has " + std::to_string(graph_ops);
   }
   routers_.clear();
@@ -122,20 +136,71 @@ runtime::ReferenceOpHook DeviceRouting::golden_hook(const Graph& graph) {
     RouterComparison r;
     r.name = router_name(graph, index, ordinal);
     r.golden = operands.at(0);
-    const Kept* device = ordinal < chip0_.size() ? chip0_[ordinal] : nullptr;
     const int64_t axis = op.attrs.get_int("axis");
-    if (device && device->mask.shape() == result.shape()) {
-      r.device = device->operand;
+    r.rows = differing_rows(result, result, axis).rows;
+    if (std::optional<DeviceSide> device = device_side(ordinal, r.golden)) {
       const RowCount differ = differing_rows(result, device->mask, axis);
-      r.rows = differ.rows;
       r.followed = differ.differing;
+      r.device = std::move(device->operand);
       r.device_mask_used = true;
-      result = device->mask;
-    } else {
-      r.rows = differing_rows(result, result, axis).rows;
+      result = std::move(device->mask);
     }
     routers_.push_back(std::move(r));
   };
+}
+
+std::optional<DeviceRouting::DeviceSide> DeviceRouting::device_side(size_t ordinal, const Tensor& golden) {
+  std::vector<const Kept*> shards;
+  for (const std::vector<const Kept*>& chip : by_chip_) {
+    if (ordinal < chip.size()) shards.push_back(chip[ordinal]);
+  }
+  if (shards.empty() || shards[0]->chip != 0) return std::nullopt;
+  const Shape& whole = golden.shape();
+  const Shape& part = shards[0]->operand.shape();
+  if (part == whole) return DeviceSide{shards[0]->operand, shards[0]->mask};
+  // Split along one dim into equal blocks: place each chip's shard.
+  int64_t dim = -1;
+  for (size_t d = 0; d < whole.size() && d < part.size(); ++d) {
+    if (part[d] != whole[d]) dim = dim < 0 ? static_cast<int64_t>(d) : -2;
+  }
+  if (part.size() != whole.size() || dim < 0 || part[static_cast<size_t>(dim)] == 0 ||
+      whole[static_cast<size_t>(dim)] % part[static_cast<size_t>(dim)] != 0) {
+    return std::nullopt;
+  }
+  const int64_t blocks = whole[static_cast<size_t>(dim)] / part[static_cast<size_t>(dim)];
+  std::vector<Tensor> golden_blocks;
+  for (int64_t b = 0; b < blocks; ++b) golden_blocks.push_back(slice_block(golden, dim, b, blocks));
+  std::vector<const Kept*> placed(static_cast<size_t>(blocks), nullptr);
+  for (const Kept* shard : shards) {
+    if (shard->operand.shape() != part) return std::nullopt;
+    // The nearest blocks (several when blocks are equal, e.g. a batch of
+    // repeated inputs): the first free one, else a replica of the first.
+    std::vector<double> distance;
+    for (const Tensor& block : golden_blocks) distance.push_back(squared_distance(shard->operand, block));
+    const double nearest = *std::min_element(distance.begin(), distance.end());
+    size_t best = golden_blocks.size();
+    for (size_t b = 0; b < golden_blocks.size(); ++b) {
+      if (distance[b] > nearest) continue;
+      if (best == golden_blocks.size()) best = b;
+      if (!placed[b]) {
+        best = b;
+        break;
+      }
+    }
+    if (!placed[best]) {
+      placed[best] = shard;
+    } else if (squared_distance(placed[best]->mask, shard->mask) != 0 && device_failure_.empty()) {
+      device_failure_ = "device " + shard->origin + ": chips " + std::to_string(placed[best]->chip) + " and " +
+                        std::to_string(shard->chip) + " hold the same rows but select different entries";
+    }
+  }
+  std::vector<const Tensor*> operands, masks;
+  for (const Kept* p : placed) {
+    if (!p) return std::nullopt;  // a block no chip holds
+    operands.push_back(&p->operand);
+    masks.push_back(&p->mask);
+  }
+  return DeviceSide{concat_blocks(operands, dim), concat_blocks(masks, dim)};
 }
 
 RouterVerdict compare_routers(const std::vector<RouterComparison>& routers,

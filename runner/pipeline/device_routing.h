@@ -16,12 +16,15 @@
 //      on the path of the chosen experts is checked.
 // The record counts the choices (`routing_rows`) and those where the golden's
 // own top-k differed and it followed the device (`routing_followed`).
-// Followed only where chip 0 holds the whole mask (one chip, or the router
-// replicated as under tensor parallelism); a mask split across chips (data
-// parallel) keeps the golden's own choice.
+// A mask split across chips (data parallel: each chip routes its own rows)
+// is assembled first: the shards are split along one dim, and each chip's
+// block is the one of the golden's operand its own operand is nearest to
+// (an honest chip's tokens match one block by far; a misplaced one fails
+// check 2); chips holding the same block (replicas) must agree.
 #pragma once
 
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +44,7 @@ struct RouterComparison {
   Tensor device, golden;    // the op's operand (probabilities) on each side, f32
   int64_t rows = 0;         // choices made (every position but the chosen axis)
   int64_t followed = 0;     // rows where the golden's own top-k differed and it took the device's
-  bool device_mask_used = false;  // false: the device's mask was not whole on chip 0 (the golden chose)
+  bool device_mask_used = false;  // false: the device's shards could not be placed (the golden chose)
 };
 
 class DeviceRouting {
@@ -70,11 +73,20 @@ class DeviceRouting {
     std::string origin;
     Tensor operand, mask;  // f32
   };
+  struct DeviceSide {
+    Tensor operand, mask;  // whole, f32
+  };
+  // The device's whole operand and mask of topk_mask op `ordinal`, from the
+  // chips' shards placed by `golden` (the golden's operand); nullopt when
+  // they cannot be placed.
+  std::optional<DeviceSide> device_side(size_t ordinal, const Tensor& golden);
+
   std::mutex mutex_;
   bool frozen_ = false;
   std::vector<Kept> kept_;
   std::string device_failure_;
-  std::vector<const Kept*> chip0_;  // chip 0's, in program order (golden_hook)
+  // Every chip's, each in program order (golden_hook): [chip][ordinal].
+  std::vector<std::vector<const Kept*>> by_chip_;
   std::vector<RouterComparison> routers_;
 };
 

@@ -8,11 +8,13 @@
 // chip's own operand, and router probabilities that drifted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "comparators/metrics.h"
 #include "core/graph_builder.h"
 #include "core/rng.h"
+#include "core/sharding.h"
 #include "discovery/discovery.h"
 #include "runner/pipeline/case_pipeline.h"
 #include "runner/pipeline/compile_phase.h"
@@ -128,6 +130,48 @@ TEST(DeviceRouting, AMaskThatIsNotTheTopKOfItsOwnOperandFails) {
   routing.observe(backend::OpExecution{1, 0, program, instr, operands, top1});
   EXPECT_EQ(routing.device_failure(),
             "device op #3 topk_mask on chip 1: 4 of 4 rows select other entries than the top-2 of its own operand");
+}
+
+// Data parallel: each chip routes its own rows. The shards are placed by
+// their probabilities (here chip 0 holds the second block and chip 1 the
+// first), assembled, and the golden follows the one row where the device's
+// probabilities order the 2nd and 3rd expert the other way.
+TEST(DeviceRouting, ShardsOfASplitMaskArePlacedByTheirOwnRowsAndFollowed) {
+  GraphBuilder b("split");
+  const ValueId x = b.input("x", DType::F32, {4, kExperts});
+  const ValueId probs = b.softmax(x, -1);
+  const Attrs top2{{"k", int64_t{2}}, {"axis", int64_t{1}}};
+  b.output("y", b.mul(probs, b.op(OpKind::TopkMask, {probs}, top2)));
+  const Graph graph = b.finish();
+  const Tensor input = random_normal({4, kExperts}, 5);
+  const Tensor golden_probs = runtime::run_reference_op(Op{OpKind::Softmax, {}, kNoValue, {{"axis", int64_t{-1}}}}, {input});
+  // The device's probabilities: the golden's, with row 3's 2nd and 3rd largest swapped.
+  std::vector<float> device_values = golden_probs.to_f32_vector();
+  float* row3 = device_values.data() + 3 * kExperts;
+  std::vector<int64_t> order(kExperts);
+  for (int64_t i = 0; i < kExperts; ++i) order[static_cast<size_t>(i)] = i;
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return row3[a] > row3[c]; });
+  std::swap(row3[order[1]], row3[order[2]]);
+  const Tensor device_probs = Tensor::from_f32({4, kExperts}, device_values);
+  const Tensor first = slice_block(device_probs, 0, 0, 2), second = slice_block(device_probs, 0, 1, 2);
+  const Op topk{OpKind::TopkMask, {}, kNoValue, top2};
+  const Tensor first_mask = runtime::run_reference_op(topk, {first});
+  const Tensor second_mask = runtime::run_reference_op(topk, {second});
+  DeviceProgram program;
+  DeviceInstr instr{OpKind::TopkMask, {}, -1, top2, "op #1 topk_mask", {}};
+  DeviceRouting routing;
+  const std::vector<const Tensor*> chip0{&second}, chip1{&first};
+  routing.observe(backend::OpExecution{0, 0, program, instr, chip0, second_mask});
+  routing.observe(backend::OpExecution{1, 0, program, instr, chip1, first_mask});
+  const std::vector<Tensor> followed = runtime::run_reference(graph, {{"x", input}}, routing.golden_hook(graph));
+  EXPECT_EQ(routing.device_failure(), "");
+  ASSERT_EQ(routing.routers().size(), 1u);
+  EXPECT_TRUE(routing.routers()[0].device_mask_used);
+  EXPECT_EQ(routing.routers()[0].rows, 4);
+  EXPECT_EQ(routing.routers()[0].followed, 1);
+  const Tensor device_mask = runtime::run_reference_op(topk, {device_probs});
+  const Tensor expected = runtime::run_reference_op(Op{OpKind::Mul, {}, kNoValue, {}}, {golden_probs, device_mask});
+  EXPECT_EQ(followed[0].to_f32_vector(), expected.to_f32_vector());
 }
 
 // Through the pipeline: the case passes, its golden ran after the device, and
