@@ -20,6 +20,7 @@
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/device_routing.h"
 #include "runtime/reference/reference_executor.h"
+#include "tests/common/loader_case.h"
 
 namespace meshtest::runner {
 namespace {
@@ -177,17 +178,8 @@ TEST(DeviceRouting, ShardsOfASplitMaskArePlacedByTheirOwnRowsAndFollowed) {
 // Through the pipeline: the case passes, its golden ran after the device, and
 // the record counts the choices and the router's probabilities as an output.
 TEST(DeviceRouting, ACaseThatRoutesPassesAndRecordsTheChoicesFollowed) {
-  auto model = std::make_shared<RouterLoader>();
-  discovery::DiscoveredLoader loader;
-  loader.dir = "router/native";
-  loader.loader = model;
-  loader.variants = {model->info("near_ties")};
-  TestCase test_case;
-  test_case.id = "router/native-near_ties-single_device-inference";
-  test_case.loader = &loader;
-  test_case.loader_dir = loader.dir;
-  test_case.info = loader.variants[0];
-  test_case.run_mode = RunMode::Inference;
+  testing::LoaderCase one{std::make_shared<RouterLoader>(), "router/native", "near_ties", RunMode::Inference};
+  TestCase& test_case = one.test_case;
   test_case.expectation.status = config::TestStatus::ExpectedPassing;
   PipelineOptions options;
   options.compile.use_cache = false;

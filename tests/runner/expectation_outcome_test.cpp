@@ -11,6 +11,7 @@
 #include "discovery/discovery.h"
 #include "runner/engine/console_report.h"
 #include "runner/pipeline/case_pipeline.h"
+#include "tests/common/loader_case.h"
 
 namespace meshtest::runner {
 namespace {
@@ -36,20 +37,11 @@ class TinyLoader : public sdk::ModelLoader {
 
 class ExpectationOutcome : public ::testing::Test {
  protected:
-  ExpectationOutcome() {
-    loader.dir = "tiny/native";
-    loader.loader = std::make_shared<TinyLoader>();
-    loader.variants = {loader.loader->info("tiny")};
-    test_case.id = "tiny/native-tiny-single_device-inference";
-    test_case.loader = &loader;
-    test_case.loader_dir = loader.dir;
-    test_case.info = loader.variants[0];
-    options.compile.use_cache = false;
-  }
+  ExpectationOutcome() { options.compile.use_cache = false; }
   reports::CaseResult run() { return run_case(test_case, options); }
 
-  discovery::DiscoveredLoader loader;
-  TestCase test_case;
+  testing::LoaderCase one{std::make_shared<TinyLoader>(), "tiny/native", "tiny", RunMode::Inference};
+  TestCase& test_case = one.test_case;
   PipelineOptions options;
 };
 

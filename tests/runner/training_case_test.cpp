@@ -14,6 +14,7 @@
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "discovery/discovery.h"
+#include "tests/common/loader_case.h"
 #include "runner/pipeline/case_pipeline.h"
 #include "runner/pipeline/training_steps.h"
 
@@ -64,14 +65,6 @@ class TrainableLoader : public sdk::ModelLoader {
 class TrainingCase : public ::testing::Test {
  protected:
   TrainingCase() {
-    loader.dir = "trainable/native";
-    loader.loader = model;
-    loader.variants = {model->info("small")};
-    test_case.id = "trainable/native-small-single_device-training";
-    test_case.loader = &loader;
-    test_case.loader_dir = loader.dir;
-    test_case.info = loader.variants[0];
-    test_case.run_mode = RunMode::Training;
     test_case.expectation.status = config::TestStatus::ExpectedPassing;
     options.compile.use_cache = false;
   }
@@ -79,8 +72,8 @@ class TrainingCase : public ::testing::Test {
   reports::CaseResult run() { return run_case(test_case, options); }
 
   std::shared_ptr<TrainableLoader> model = std::make_shared<TrainableLoader>();
-  discovery::DiscoveredLoader loader;
-  TestCase test_case;
+  testing::LoaderCase one{model, "trainable/native", "small", RunMode::Training};
+  TestCase& test_case = one.test_case;
   PipelineOptions options;
 };
 
