@@ -10,8 +10,8 @@
 //   1. on every chip, the device's mask must be exactly the top-k of the
 //      device's own operand (the selection kernel itself is right);
 //   2. the router probabilities (the op's operand) are compared with the
-//      golden's like an output (PCC, scale, ...: the record's outputs of
-//      kind "router"), so a router that drifted cannot choose for both;
+//      golden's by PCC under the case's required_pcc (the record's outputs
+//      of kind "router"), so a router that drifted cannot choose for both;
 //   3. the model's outputs are then compared as always: every other kernel
 //      on the path of the chosen experts is checked.
 // The record counts the choices (`routing_rows`) and those where the golden's
@@ -91,7 +91,8 @@ class DeviceRouting {
 };
 
 // The router comparisons as the record's outputs (kind "router") and the
-// first failing one's message (empty when all pass), under the case's checks.
+// first failing one's message (empty when all pass): PCC against the case's
+// required_pcc.
 struct RouterVerdict {
   std::vector<comparators::OutputMetrics> metrics;
   std::string failure;
