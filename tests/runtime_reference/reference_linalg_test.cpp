@@ -202,6 +202,9 @@ TEST(ReferenceConv2d, LargerShapesMatchDirectLoops) {
       {{1, 3, 30, 28}, {16, 3, 7, 7}, 2, 2, 3, 3, 1, 1, 1},    // resnet stem-like
       {{2, 8, 17, 19}, {12, 4, 3, 3}, 1, 2, 1, 0, 2, 1, 2},    // groups, asymmetric stride/pad/dilation
       {{2, 6, 15, 15}, {6, 1, 3, 3}, 2, 2, 1, 1, 1, 1, 6},     // depthwise, stride 2
+      {{1, 5, 11, 40}, {5, 1, 3, 5}, 1, 1, 2, 1, 2, 1, 5},     // depthwise: stride 1 rows, dilation, wide padding
+      {{1, 4, 9, 9}, {4, 1, 5, 5}, 3, 2, 0, 4, 1, 2, 4},       // depthwise: asymmetric stride, padding past the taps
+      {{1, 3, 8, 8}, {6, 1, 3, 3}, 1, 1, 1, 1, 1, 1, 3},       // depth multiplier 2 (the grouped GEMM path)
       {{1, 64, 20, 20}, {96, 64, 1, 1}, 1, 1, 0, 0, 1, 1, 1},  // 1x1 direct path, split over N
       {{1, 32, 9, 9}, {256, 32, 3, 3}, 1, 1, 1, 1, 1, 1, 1},   // split over M
   };
