@@ -11,8 +11,9 @@
 namespace meshtest::runner {
 
 AutodiffCheck check_autodiff_graph(const compiler::TrainingGraph& training, const runtime::NamedTensors& feeds,
-                                   const comparators::TrainingTensors& golden, double max_rel_l2) {
-  const std::vector<Tensor> outputs = runtime::run_reference(training.graph, feeds);
+                                   const comparators::TrainingTensors& golden, const runtime::ReferenceOpHook& hook,
+                                   double max_rel_l2) {
+  const std::vector<Tensor> outputs = runtime::run_reference(training.graph, feeds, hook);
   std::map<std::string, const Tensor*> autodiff;
   for (size_t i = 0; i < training.with_gradient.size(); ++i) autodiff[training.with_gradient[i]] = &outputs.at(1 + i);
   double scale = 0.0;  // the model's largest golden gradient element

@@ -41,7 +41,10 @@ struct AutodiffCheck {
 // comparators::kVanishingGradient of the model's largest) is held to the
 // model's scale instead (comparators::kVanishingGradientDevice), as the
 // device's gradients are.
+// `hook`: what the golden's forward followed (device_routing.h), followed
+// here too, so both backward passes differentiate the same choices.
 AutodiffCheck check_autodiff_graph(const compiler::TrainingGraph& training, const runtime::NamedTensors& feeds,
-                                   const comparators::TrainingTensors& golden, double max_rel_l2);
+                                   const comparators::TrainingTensors& golden, const runtime::ReferenceOpHook& hook,
+                                   double max_rel_l2);
 
 }  // namespace meshtest::runner

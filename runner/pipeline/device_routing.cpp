@@ -109,10 +109,17 @@ void DeviceRouting::observe(const backend::OpExecution& e) {
   kept_.push_back(std::move(kept));
 }
 
-runtime::ReferenceOpHook DeviceRouting::golden_hook(const Graph& graph) {
+runtime::ReferenceOpHook DeviceRouting::golden_hook(const Graph& graph, bool record) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     frozen_ = true;
+  }
+  if (!record) {
+    return [this, ordinal = size_t{0}](size_t, const Op& op, const std::vector<Tensor>& operands,
+                                       Tensor& result) mutable {
+      if (op.kind != OpKind::TopkMask) return;
+      if (std::optional<DeviceSide> device = device_side(ordinal++, operands.at(0))) result = std::move(device->mask);
+    };
   }
   by_chip_.clear();
   for (const Kept& k : kept_) {
@@ -226,6 +233,22 @@ RouterVerdict compare_routers(const std::vector<RouterComparison>& routers,
     v.metrics.push_back(std::move(m));
   }
   return v;
+}
+
+void add_routing(const DeviceRouting& routing, const comparators::ComparisonConfig& config, CaseVerdict& v) {
+  const RouterVerdict routers = compare_routers(routing.routers(), config);
+  for (const comparators::OutputMetrics& m : routers.metrics) {
+    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "router", m.norm_ratio});
+  }
+  for (const RouterComparison& r : routing.routers()) {
+    v.routing_rows += r.rows;
+    v.routing_followed += r.followed;
+  }
+  const std::string failure = !routing.device_failure().empty() ? routing.device_failure() : routers.failure;
+  if (!failure.empty() && v.passed) {
+    v.passed = false;
+    v.message = failure;
+  }
 }
 
 }  // namespace meshtest::runner

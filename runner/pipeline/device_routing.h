@@ -16,6 +16,8 @@
 //      on the path of the chosen experts is checked.
 // The record counts the choices (`routing_rows`) and those where the golden's
 // own top-k differed and it followed the device (`routing_followed`).
+// Inference and training (its forward, and the autodiff check's run of the
+// joint graph); decode cases keep the golden's own routes.
 // A mask split across chips (data parallel: each chip routes its own rows)
 // is assembled first: the shards are split along one dim, and each chip's
 // block is the one of the golden's operand its own operand is nearest to
@@ -31,6 +33,7 @@
 #include "backend/backend.h"
 #include "comparators/metrics.h"
 #include "core/graph.h"
+#include "runner/pipeline/run_mode_steps.h"
 #include "runtime/reference/reference_executor.h"
 
 namespace meshtest::runner {
@@ -57,8 +60,11 @@ class DeviceRouting {
   // Golden side: a run_reference hook that follows the device's masks (chip
   // 0's, matched to the graph's topk_mask ops in order: each layer's router
   // reads the previous layer's output, so their order is fixed) and records
-  // a RouterComparison per op. Stops observe() from keeping more.
-  runtime::ReferenceOpHook golden_hook(const Graph& graph);
+  // a RouterComparison per op. Stops observe() from keeping more. A second
+  // hook (`record` false: a training case's autodiff check, which runs the
+  // compiler's joint graph on the reference) follows the same masks and
+  // leaves the comparisons of the first.
+  runtime::ReferenceOpHook golden_hook(const Graph& graph, bool record = true);
 
   // After the golden ran: one entry per topk_mask op of the graph.
   const std::vector<RouterComparison>& routers() const { return routers_; }
@@ -98,5 +104,10 @@ struct RouterVerdict {
   std::string failure;
 };
 RouterVerdict compare_routers(const std::vector<RouterComparison>& routers, const comparators::ComparisonConfig& config);
+
+// A case's verdict with the routing checks added: the device's own top-k
+// (check 1), then the routers' probabilities as outputs of kind "router"
+// (check 2); the outputs' verdict stands only when both hold.
+void add_routing(const DeviceRouting& routing, const comparators::ComparisonConfig& config, CaseVerdict& verdict);
 
 }  // namespace meshtest::runner

@@ -15,25 +15,6 @@ std::vector<std::string> output_names(const Graph& graph) {
   return names;
 }
 
-// The routing checks (device_routing.h): the device's own top-k, then the
-// router probabilities as outputs of kind "router"; the outputs' verdict
-// stands only when both hold.
-void add_routing(const DeviceRouting& routing, const comparators::ComparisonConfig& config, CaseVerdict& v) {
-  const RouterVerdict routers = compare_routers(routing.routers(), config);
-  for (const comparators::OutputMetrics& m : routers.metrics) {
-    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "router", m.norm_ratio});
-  }
-  for (const RouterComparison& r : routing.routers()) {
-    v.routing_rows += r.rows;
-    v.routing_followed += r.followed;
-  }
-  const std::string failure = !routing.device_failure().empty() ? routing.device_failure() : routers.failure;
-  if (!failure.empty() && v.passed) {
-    v.passed = false;
-    v.message = failure;
-  }
-}
-
 }  // namespace
 
 sdk::LoadOptions inference_load_options(const TestCase& c) {

@@ -3,9 +3,11 @@
 #include "runner/pipeline/training_steps.h"
 
 #include <cmath>
+#include <memory>
 
 #include "comparators/training_comparison.h"
 #include "runner/pipeline/autodiff_check.h"
+#include "runner/pipeline/device_routing.h"
 #include "compiler/autodiff.h"
 #include "core/error.h"
 #include "core/rng.h"
@@ -67,8 +69,17 @@ class TrainingSteps : public RunModeSteps {
   sdk::LoadOptions load_options() const override { return training_load_options(case_.expectation); }
   void model_loaded(sdk::Model& model) override {
     output_ = training_output(model.graph, case_.loader->loader->training(case_.info.variant).output).name;
+    if (!options_.compile.compile_only && has_device_routing(model.graph)) routing_ = std::make_unique<DeviceRouting>();
   }
-  GoldenOrder golden_order() const override { return GoldenOrder::BeforeExecute; }
+  // A model that routes: after executing, its forward following the device's
+  // checked top-k choices (device_routing.h), and so does the autodiff check.
+  GoldenOrder golden_order() const override {
+    return routing_ ? GoldenOrder::AfterExecute : GoldenOrder::BeforeExecute;
+  }
+  backend::OpObserver device_op_observer() override {
+    if (!routing_) return {};
+    return [routing = routing_.get()](const backend::OpExecution& e) { routing->observe(e); };
+  }
 
   const Graph& device_graph(const LoadedCase& loaded) override {
     training_ = compiler::build_training_graph(loaded.model.graph, output_);
@@ -79,15 +90,21 @@ class TrainingSteps : public RunModeSteps {
     return training_sharding(case_.parallelism, loaded.sharding, loaded.model.graph, output_, options_.arch);
   }
 
-  void run_golden(LoadedCase& loaded) override {
-    // Drawn at the global output shape: under data parallel every chip gets a
-    // different slice of it, so a gradient taken from one chip only cannot pass.
+  // The seed gradient, drawn once the model is laid out for the strategy (the
+  // golden of a model that routes runs after the device, which is fed it).
+  // Drawn at the global output shape: under data parallel every chip gets a
+  // different slice of it, so a gradient taken from one chip only cannot pass.
+  void inputs_prepared(LoadedCase& loaded) override {
     seed_ = training_seed_gradient(loaded.model.graph.type(training_output(loaded.model.graph, output_).value).shape);
+  }
+
+  void run_golden(LoadedCase& loaded) override {
     // The device loads its weights from the training graph: the same data, or
     // the same deterministic initializers when lazy.
     loaded.model.graph.materialize_weights();
     const runtime::ReferenceTraining golden =
-        runtime::run_reference_training(loaded.model.graph, loaded.inputs, output_, seed_);
+        runtime::run_reference_training(loaded.model.graph, loaded.inputs, output_, seed_,
+                                        routing_ ? routing_->golden_hook(loaded.model.graph) : runtime::ReferenceOpHook{});
     golden_.forward = golden.forward;
     golden_.with_gradient = golden.with_gradient;
     golden_.gradients = golden.gradients;
@@ -96,6 +113,7 @@ class TrainingSteps : public RunModeSteps {
     }
     if (case_.expectation.autodiff_check.value_or(true)) {
       autodiff_ = check_autodiff_graph(training_, device_inputs(loaded), golden_,
+                                       routing_ ? routing_->golden_hook(training_.graph, false) : runtime::ReferenceOpHook{},
                                        case_.expectation.autodiff_rel_l2.value_or(kDefaultAutodiffRelL2));
     }
   }
@@ -129,6 +147,7 @@ class TrainingSteps : public RunModeSteps {
     for (const comparators::TensorCheck& c : t.checks) {
       v.outputs.push_back({c.name, c.pcc, c.atol, c.rel_l2, c.passed, c.kind, c.norm_ratio});
     }
+    if (routing_) add_routing(*routing_, config, v);
     return v;
   }
 
@@ -169,6 +188,7 @@ class TrainingSteps : public RunModeSteps {
   Tensor seed_;
   comparators::TrainingTensors golden_;
   AutodiffCheck autodiff_;
+  std::unique_ptr<DeviceRouting> routing_;  // a model with topk_mask ops (model_loaded)
 };
 
 }  // namespace

@@ -56,13 +56,13 @@ class ReferenceBackward {
     }
   }
 
-  ReferenceTraining run(const NamedTensors& inputs, const Tensor& seed) {
+  ReferenceTraining run(const NamedTensors& inputs, const Tensor& seed, const ReferenceOpHook& hook) {
     const TensorType& out_type = graph_.type(output_->value);
     if (seed.shape() != out_type.shape || !is_floating(seed.dtype())) {
       throw RuntimeError("seed gradient " + std::string(dtype_name(seed.dtype())) + shape_to_string(seed.shape()) +
                          " does not match output '" + output_->name + "' " + type_to_string(out_type));
     }
-    run_forward(inputs);
+    run_forward(inputs, hook);
     ReferenceTraining result;
     result.output = output_->name;
     result.forward = kept_.at(output_->value);
@@ -97,7 +97,7 @@ class ReferenceBackward {
 
   // One forward run whose outputs are the differentiated output and every
   // operand and result the gradient kernels will read.
-  void run_forward(const NamedTensors& inputs) {
+  void run_forward(const NamedTensors& inputs, const ReferenceOpHook& hook) {
     Graph keep = graph_;
     keep.outputs.clear();
     std::vector<bool> listed(graph_.values.size(), false);
@@ -112,7 +112,7 @@ class ReferenceBackward {
       for (ValueId v : op.inputs) add(v);
       add(op.output);
     }
-    std::vector<Tensor> values = run_reference(keep, inputs);
+    std::vector<Tensor> values = run_reference(keep, inputs, hook);
     for (size_t i = 0; i < keep.outputs.size(); ++i) kept_.emplace(keep.outputs[i].value, std::move(values[i]));
   }
 
@@ -175,8 +175,8 @@ std::vector<bool> reference_differentiable_operands(const Graph& graph, const Op
 }
 
 ReferenceTraining run_reference_training(const Graph& forward, const NamedTensors& inputs, std::string_view output,
-                                         const Tensor& seed_gradient) {
-  return ReferenceBackward(forward, output).run(inputs, seed_gradient);
+                                         const Tensor& seed_gradient, const ReferenceOpHook& hook) {
+  return ReferenceBackward(forward, output).run(inputs, seed_gradient, hook);
 }
 
 std::vector<Tensor> reference_sgd_step(const Graph& forward, const ReferenceTraining& training, double learning_rate) {

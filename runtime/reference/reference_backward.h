@@ -52,8 +52,9 @@ struct ReferenceTraining {
 // float dtype) with respect to every weight. Throws RuntimeError naming the
 // op ("op #12 conv2d (backward): ...") when a kernel fails or an op on a
 // gradient path has no reference gradient.
+// `hook` (optional) sees the forward pass's ops as run_reference's does.
 ReferenceTraining run_reference_training(const Graph& forward, const NamedTensors& inputs, std::string_view output,
-                                         const Tensor& seed_gradient);
+                                         const Tensor& seed_gradient, const ReferenceOpHook& hook = {});
 
 // One plain SGD step on the golden's side: for every weight in
 // `training.with_gradient`, weight - learning_rate * gradient, in f64 and

@@ -58,6 +58,7 @@ class RouterLoader : public sdk::ModelLoader {
   sdk::Inputs load_inputs(std::string_view, const sdk::LoadOptions&) const override {
     return {{"x", random_normal({kRows, kHidden}, 7)}};
   }
+  sdk::TrainingSpec training(std::string_view) const override { return {"y"}; }
 };
 
 struct DeviceRun {
@@ -192,6 +193,23 @@ TEST(DeviceRouting, ACaseThatRoutesPassesAndRecordsTheChoicesFollowed) {
   EXPECT_EQ(r.outputs[1].kind, "router");
   EXPECT_EQ(r.outputs[1].name, "moe.gate");
   EXPECT_GT(r.outputs[0].pcc, 0.999);
+}
+
+// Training: the forward follows the device's choices, and so does the
+// autodiff check's run of the compiler's joint graph, so the expert and
+// router gradients compare (the golden's own choices send a row's gradient
+// to other experts).
+TEST(DeviceRouting, ATrainingCaseThatRoutesPassesWithEveryGradient) {
+  testing::LoaderCase one{std::make_shared<RouterLoader>(), "router/native", "near_ties", RunMode::Training};
+  one.test_case.expectation.status = config::TestStatus::ExpectedPassing;
+  PipelineOptions options;
+  options.compile.use_cache = false;
+  const reports::CaseResult r = run_case(one.test_case, options);
+  EXPECT_EQ(r.outcome, Outcome::Passed) << r.error_message;
+  EXPECT_GT(r.routing_followed, 0);
+  bool router_recorded = false;
+  for (const reports::OutputResult& o : r.outputs) router_recorded |= o.kind == "router";
+  EXPECT_TRUE(router_recorded);
 }
 
 }  // namespace
