@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/device_routing.h"
 #include "runner/pipeline/inference_steps.h"
 #include "runner/pipeline/parallel_setup.h"
 #include "runtime/reference/reference_executor.h"
@@ -28,9 +29,7 @@ std::map<std::string, Tensor> with_cache(std::map<std::string, Tensor> inputs, c
 class DecodeSteps : public InferenceSteps {
  public:
   DecodeSteps(const TestCase& c, const PipelineOptions& options)
-      : InferenceSteps(c, options.compile.compile_only, WeightStreaming::Off), case_(c), options_(options) {
-    follows_device_routing_ = false;  // the golden decodes on its own prefill's cache, its own routes
-  }
+      : InferenceSteps(c, options.compile.compile_only, WeightStreaming::Off), case_(c), options_(options) {}
 
   void inputs_prepared(LoadedCase& loaded) override {
     sdk::LoadOptions prefill_options = load_options_;
@@ -42,17 +41,40 @@ class DecodeSteps : public InferenceSteps {
     ParallelPlan plan = prepare_parallel(case_, prefill_.model, prefill_.inputs, options_.arch);
     prefill_.sharding = std::move(plan.sharding);
     check_cache_inputs(loaded.model.graph);
+    if (!compile_only_ && has_device_routing(prefill_.model.graph)) {
+      prefill_routing_ = std::make_unique<DeviceRouting>("prefill ");
+    }
     if (loaded.sharding) loaded.sharding = decode_sharding(*loaded.sharding, prefill_.model.graph, *prefill_.sharding);
   }
 
+  // A model that routes: the golden's prefill follows the device's prefill
+  // routes and its decode step the device's decode routes (device_routing.h).
   void run_golden(LoadedCase& loaded) override {
-    golden_cache_ = cache_inputs(prefill_.model.graph, runtime::run_reference(prefill_.model.graph, prefill_.inputs));
-    golden_ = runtime::run_reference(loaded.model.graph, with_cache(loaded.inputs, golden_cache_));
+    const Graph& prefill = prefill_.model.graph;
+    golden_cache_ = cache_inputs(prefill, prefill_routing_ ? runtime::run_reference(prefill, prefill_.inputs,
+                                                                                   prefill_routing_->golden_hook(prefill))
+                                                           : runtime::run_reference(prefill, prefill_.inputs));
+    const sdk::Inputs decode_inputs = with_cache(loaded.inputs, golden_cache_);
+    golden_ = routing_ ? runtime::run_reference(loaded.model.graph, decode_inputs, routing_->golden_hook(loaded.model.graph))
+                       : runtime::run_reference(loaded.model.graph, decode_inputs);
+  }
+
+  CaseVerdict compare(const LoadedCase& loaded, const std::vector<Tensor>& device,
+                      const comparators::ComparisonConfig& config) override {
+    CaseVerdict v = InferenceSteps::compare(loaded, device, config);
+    if (prefill_routing_) add_routing(*prefill_routing_, config, v);
+    return v;
   }
 
   void before_execute() override {
     const CompileTarget target{options_.backend, options_.chip, options_.arch.chips, prefill_.sharding, false};
     CompiledCase prefill = compile_graph(prefill_.model.graph, case_.expectation, options_.compile, target);
+    if (prefill_routing_ &&
+        !prefill.backend->observe_ops(*prefill.executable, [routing = prefill_routing_.get()](
+                                                               const backend::OpExecution& e) { routing->observe(e); })) {
+      throw RuntimeError("routing the golden like the device: backend '" + options_.backend +
+                         "' does not report per-op results");
+    }
     backend::MemoryStats stats;
     device_cache_ = cache_inputs(prefill_.model.graph, prefill.backend->execute(*prefill.executable, prefill_.inputs, stats));
   }
@@ -78,6 +100,7 @@ class DecodeSteps : public InferenceSteps {
   const TestCase& case_;
   const PipelineOptions& options_;
   LoadedCase prefill_;
+  std::unique_ptr<DeviceRouting> prefill_routing_;  // the prefill's routes, when the model routes
   sdk::Inputs golden_cache_;
   sdk::Inputs device_cache_;
 };

@@ -141,7 +141,7 @@ runtime::ReferenceOpHook DeviceRouting::golden_hook(const Graph& graph, bool rec
     if (op.kind != OpKind::TopkMask) return;
     const size_t ordinal = routers_.size();
     RouterComparison r;
-    r.name = router_name(graph, index, ordinal);
+    r.name = name_prefix_ + router_name(graph, index, ordinal);
     r.golden = operands.at(0);
     const int64_t axis = op.attrs.get_int("axis");
     r.rows = differing_rows(result, result, axis).rows;

@@ -16,8 +16,9 @@
 //      on the path of the chosen experts is checked.
 // The record counts the choices (`routing_rows`) and those where the golden's
 // own top-k differed and it followed the device (`routing_followed`).
-// Inference and training (its forward, and the autodiff check's run of the
-// joint graph); decode cases keep the golden's own routes.
+// Inference, training (its forward, and the autodiff check's run of the
+// joint graph) and decode (its prefill and its decode step, each following
+// the device's own run of it).
 // A mask split across chips (data parallel: each chip routes its own rows)
 // is assembled first: the shards are split along one dim, and each chip's
 // block is the one of the golden's operand its own operand is nearest to
@@ -28,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.h"
@@ -52,6 +54,10 @@ struct RouterComparison {
 
 class DeviceRouting {
  public:
+  // `name_prefix` goes before every router's name ("prefill ": a decode
+  // case's prefill, whose routers have the decode step's names).
+  explicit DeviceRouting(std::string name_prefix = "") : name_prefix_(std::move(name_prefix)) {}
+
   // Device side (a backend::OpObserver, chips may call it concurrently):
   // keeps every chip's topk_mask operand and result of the first execution,
   // and checks each mask against the top-k of the same chip's operand.
@@ -87,6 +93,7 @@ class DeviceRouting {
   // they cannot be placed.
   std::optional<DeviceSide> device_side(size_t ordinal, const Tensor& golden);
 
+  std::string name_prefix_;
   std::mutex mutex_;
   bool frozen_ = false;
   std::vector<Kept> kept_;

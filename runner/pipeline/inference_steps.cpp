@@ -41,7 +41,7 @@ void InferenceSteps::model_loaded(sdk::Model& model) {
   streams_ = streams_weights(streaming_setting_, model.graph, host_physical_memory_bytes());
   converts_on_read_ = !streams_ && streaming_setting_ == WeightStreaming::Auto && !timed_executions_;
   if (!compile_only_ && !streams_) model.graph.materialize_weights();
-  if (!compile_only_ && follows_device_routing_ && has_device_routing(model.graph)) {
+  if (!compile_only_ && has_device_routing(model.graph)) {
     routing_ = std::make_unique<DeviceRouting>();
   }
 }

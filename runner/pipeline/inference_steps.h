@@ -62,8 +62,6 @@ class InferenceSteps : public RunModeSteps {
   bool timed_executions_;
   bool streams_ = false;           // the model's weights stay lazy (golden and chips make each)
   bool converts_on_read_ = false;  // made at load; each chip converts its copy on read (auto, small models)
-  // A decode case's golden decodes on its own prefill: it chooses its own routes.
-  bool follows_device_routing_ = true;
   std::unique_ptr<DeviceRouting> routing_;  // set in model_loaded for a model with topk_mask ops
   sdk::LoadOptions load_options_;
   std::vector<Tensor> golden_;
