@@ -54,6 +54,14 @@ void print_mesh_line(std::ostream& out, const CaseResult& r) {
   if (!r.sharding_fallbacks.empty()) out << "         sharding fallbacks: " << first_items(r.sharding_fallbacks, 3) << "\n";
 }
 
+// Models that route: how many top-k choices the golden took from the device
+// (runner/pipeline/device_routing.h).
+void print_routing_line(std::ostream& out, const CaseResult& r) {
+  if (r.routing_rows == 0) return;
+  out << "         routing: the golden followed the device in " << r.routing_followed << " of " << r.routing_rows
+      << " top-k choices (near-ties)\n";
+}
+
 const char* const kRed = "31";
 const char* const kGreen = "32";
 const char* const kYellow = "33";
@@ -122,6 +130,7 @@ void print_case_line(std::ostream& out, const CaseResult& r, const ConsoleStyle&
   std::snprintf(padded, sizeof padded, "%-8s", label.c_str());
   out << painted(padded, label_color(label), style) << line << r.test_id << "\n";
   print_mesh_line(out, r);
+  print_routing_line(out, r);
   if (r.outcome == Outcome::Skipped || r.outcome == Outcome::Xfailed) {
     if (!r.reason.empty()) out << "         reason: " << r.reason << "\n";
   }

@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <sstream>
 
 #include "comparators/metrics.h"
 #include "core/graph_builder.h"
 #include "core/rng.h"
 #include "core/sharding.h"
 #include "discovery/discovery.h"
+#include "runner/engine/console_report.h"
 #include "runner/pipeline/case_pipeline.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/device_routing.h"
@@ -193,6 +195,12 @@ TEST(DeviceRouting, ACaseThatRoutesPassesAndRecordsTheChoicesFollowed) {
   EXPECT_EQ(r.outputs[1].kind, "router");
   EXPECT_EQ(r.outputs[1].name, "moe.gate");
   EXPECT_GT(r.outputs[0].pcc, 0.999);
+  std::ostringstream console;
+  print_case_line(console, r);
+  EXPECT_NE(console.str().find("routing: the golden followed the device in " + std::to_string(r.routing_followed) +
+                               " of 512 top-k choices"),
+            std::string::npos)
+      << console.str();
 }
 
 // Training: the forward follows the device's choices, and so does the
