@@ -59,7 +59,7 @@ void print_mesh_line(std::ostream& out, const CaseResult& r) {
 void print_routing_line(std::ostream& out, const CaseResult& r) {
   if (r.routing_rows == 0) return;
   out << "         routing: the golden followed the device in " << r.routing_followed << " of " << r.routing_rows
-      << " top-k choices (near-ties)\n";
+      << " top-k choices where its own differed\n";
 }
 
 const char* const kRed = "31";
