@@ -120,6 +120,8 @@ TEST(DeviceOps, BinaryElementwiseWithBroadcasting) {
   expect_close(run_op(OpKind::Mul, {f32({1, 70000}, long_row), f32({}, {0.5f})}), {1, 70000}, want);
 }
 
+bool is_bf16_nan(uint16_t v) { return (v & 0x7fffu) > 0x7f80u; }
+
 // The bf16 binary kernels round blocks of f32 results with simd::f32_to_bf16:
 // the same bits as the element-by-element definition, store_bf16(op(x, y)),
 // over every bf16 bit pattern (NaN, infinities, zeros, subnormals) on each
@@ -163,8 +165,7 @@ TEST(DeviceBf16, BinaryKernelsGiveTheElementwiseDefinitionsBits) {
           // Two NaN operands: a NaN, whose payload IEEE 754 leaves open (x86
           // keeps the first source's, and a compiler may swap the sources of
           // a commutative op); every other result bit for bit.
-          const auto is_nan = [](uint16_t v) { return (v & 0x7fffu) > 0x7f80u; };
-          if (is_nan(x) && is_nan(y) ? !is_nan(got) : got != want) {
+          if (is_bf16_nan(x) && is_bf16_nan(y) ? !is_bf16_nan(got) : got != want) {
             if (mismatches++ >= 5) continue;
             ADD_FAILURE() << std::hex << "x " << x << " y " << y << ": got " << got << ", want " << want;
           }
@@ -209,10 +210,15 @@ TEST(DeviceBf16, UnaryKernelsGiveTheElementwiseDefinitionsBits) {
     dk::unary(kind, attrs, all, out);
     int64_t mismatches = 0;
     for (int64_t i = 0; i < 65536; ++i) {
-      const uint16_t want = dk::store_bf16(fn(dk::load_bf16(static_cast<uint16_t>(i))));
-      if (out.data<uint16_t>()[i] != want && mismatches++ < 5) {
-        ADD_FAILURE() << std::hex << "x " << i << ": got " << out.data<uint16_t>()[i] << ", want " << want;
-      }
+      const uint16_t x = static_cast<uint16_t>(i);
+      const uint16_t want = dk::store_bf16(fn(dk::load_bf16(x)));
+      const uint16_t got = out.data<uint16_t>()[i];
+      // A NaN input: a quiet NaN, whose sign and payload IEEE 754 leaves to
+      // the order of operations (silu(NaN) = NaN * sigmoid(NaN) has two NaN
+      // sources, one of them negated; the ASan build's -O1 picks the other);
+      // every other result bit for bit.
+      const bool wrong = is_bf16_nan(x) ? !(is_bf16_nan(got) && (got & 0x0040u) != 0) : got != want;
+      if (wrong && mismatches++ < 5) ADD_FAILURE() << std::hex << "x " << x << ": got " << got << ", want " << want;
     }
     EXPECT_EQ(mismatches, 0);
     covered.insert(kind);
