@@ -24,17 +24,28 @@ struct RowCount {
   int64_t differing = 0;
 };
 
-RowCount differing_rows(const Tensor& a, const Tensor& b, int64_t axis_attr) {
-  const Shape& shape = a.shape();
+// Rows of a topk_mask over `shape`: every position but the chosen axis.
+struct RowLayout {
+  int64_t n = 0, inner = 1, rows = 1;  // axis extent, stride of the axis, row count
+};
+RowLayout row_layout(const Shape& shape, int64_t axis_attr) {
   const int64_t axis = normalize_axis(axis_attr, static_cast<int64_t>(shape.size()));
-  const int64_t n = shape[static_cast<size_t>(axis)];
-  int64_t outer = 1, inner = 1;
+  RowLayout l;
+  l.n = shape[static_cast<size_t>(axis)];
+  int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
-  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) l.inner *= shape[d];
+  l.rows = outer * l.inner;
+  return l;
+}
+
+RowCount differing_rows(const Tensor& a, const Tensor& b, int64_t axis_attr) {
+  const RowLayout l = row_layout(a.shape(), axis_attr);
+  const int64_t n = l.n, inner = l.inner;
   const float* pa = a.data<float>();
   const float* pb = b.data<float>();
   RowCount count;
-  count.rows = outer * inner;
+  count.rows = l.rows;
   for (int64_t row = 0; row < count.rows; ++row) {
     const int64_t base = (row / inner) * n * inner + row % inner;
     for (int64_t i = 0; i < n; ++i) {
@@ -91,15 +102,21 @@ bool has_device_routing(const Graph& graph) {
 
 void DeviceRouting::observe(const backend::OpExecution& e) {
   if (e.instr.kind != OpKind::TopkMask || e.operands.size() != 1) return;
+  const auto already_kept = [&] {
+    // Frozen once the golden ran; a later execution (perf) repeats an op: the first is kept.
+    return frozen_ || std::any_of(kept_.begin(), kept_.end(),
+                                  [&](const Kept& k) { return k.chip == e.chip && k.index == e.index; });
+  };
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (already_kept()) return;  // no copies, no check: perf executions stay cheap
+  }
   Kept kept{e.chip, e.index, e.instr.origin, as_f32(*e.operands[0]), as_f32(e.result)};
   // Check 1: the mask is the top-k of the chip's own operand, exactly.
   const Tensor own = runtime::run_reference_op(Op{OpKind::TopkMask, {}, kNoValue, e.instr.attrs}, {kept.operand});
   const RowCount wrong = differing_rows(kept.mask, own, e.instr.attrs.get_int("axis"));
   std::lock_guard<std::mutex> lock(mutex_);
-  if (frozen_) return;
-  for (const Kept& k : kept_) {
-    if (k.chip == e.chip && k.index == e.index) return;  // a later execution (perf): the first is kept
-  }
+  if (already_kept()) return;
   if (wrong.differing > 0 && device_failure_.empty()) {
     device_failure_ = "device " + e.instr.origin + " on chip " + std::to_string(e.chip) + ": " +
                       std::to_string(wrong.differing) + " of " + std::to_string(wrong.rows) +
@@ -144,7 +161,7 @@ runtime::ReferenceOpHook DeviceRouting::golden_hook(const Graph& graph, bool rec
     r.name = name_prefix_ + router_name(graph, index, ordinal);
     r.golden = operands.at(0);
     const int64_t axis = op.attrs.get_int("axis");
-    r.rows = differing_rows(result, result, axis).rows;
+    r.rows = row_layout(result.shape(), axis).rows;
     if (std::optional<DeviceSide> device = device_side(ordinal, r.golden)) {
       const RowCount differ = differing_rows(result, device->mask, axis);
       r.followed = differ.differing;
