@@ -28,7 +28,7 @@ set(MESHTEST_MODULE_DEPS_config "")
 set(MESHTEST_MODULE_DEPS_reports core config comparators)
 set(MESHTEST_MODULE_DEPS_runner/collection core config discovery/loader_sdk.h discovery)
 set(MESHTEST_MODULE_DEPS_runner/pipeline core comparators compiler runtime/reference runtime/device runtime/arch
-    runtime/mesh codegen backend discovery/loader_sdk.h discovery config reports runner/collection)
+    runtime/mesh codegen backend discovery/loader_sdk.h frontends discovery config reports runner/collection)
 set(MESHTEST_MODULE_DEPS_runner/engine core reports runner/collection runner/pipeline)
 set(MESHTEST_MODULE_DEPS_runner/cli core comparators compiler runtime/reference runtime/device runtime/arch
     runtime/mesh codegen backend discovery/loader_sdk.h frontends discovery config reports runner/collection

@@ -115,6 +115,14 @@ std::string cpp_dtype(DType dtype) {
     case DType::I32: return "DType::I32";
     case DType::I64: return "DType::I64";
     case DType::Bool: return "DType::Bool";
+    case DType::F16: return "DType::F16";
+    case DType::F64: return "DType::F64";
+    case DType::I8: return "DType::I8";
+    case DType::I16: return "DType::I16";
+    case DType::U8: return "DType::U8";
+    case DType::U16: return "DType::U16";
+    case DType::U32: return "DType::U32";
+    case DType::U64: return "DType::U64";
   }
   return "DType::F32";
 }

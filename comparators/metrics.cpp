@@ -1,5 +1,6 @@
 // PCC / atol / allclose / rel-L2 in f64 in one read of both tensors (fixed
-// chunks and lanes, so deterministic), and the verdict from the enabled checks.
+// chunks and lanes, so deterministic; f64 tensors exactly in f64, integer
+// equality on the stored values), and the verdict from the enabled checks.
 #include "comparators/metrics.h"
 
 #include <tbb/blocked_range.h>
@@ -8,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -150,14 +153,36 @@ std::vector<double> widened(const Tensor& t) {
   return wide;
 }
 
-// f32 pairs are read in place (no copy of a 10^8-element output); any other
-// dtype is widened to f64 once.
+// Elements whose stored values differ, for two tensors of one integer dtype
+// (exact where f64 is not: 64-bit integers above 2^53).
+int64_t count_unequal_integers(const Tensor& device, const Tensor& golden) {
+  const size_t size = dtype_size(device.dtype());
+  const auto* d = static_cast<const unsigned char*>(device.raw_data());
+  const auto* g = static_cast<const unsigned char*>(golden.raw_data());
+  int64_t unequal = 0;
+  for (int64_t i = 0; i < device.numel(); ++i) {
+    const size_t at = static_cast<size_t>(i) * size;
+    unequal += std::memcmp(d + at, g + at, size) != 0;
+  }
+  return unequal;
+}
+
+// f32 and f64 pairs are read in place (no copy of a 10^8-element output);
+// any other dtype is widened to f64 once. Equality of two integer tensors of
+// one dtype is counted on their stored values.
 ChunkStats scan(const Tensor& device, const Tensor& golden, Tolerance tol) {
   if (device.dtype() == DType::F32 && golden.dtype() == DType::F32) {
     return scan(device.data<float>(), golden.data<float>(), device.numel(), tol);
   }
+  if (device.dtype() == DType::F64 && golden.dtype() == DType::F64) {
+    return scan(device.data<double>(), golden.data<double>(), device.numel(), tol);
+  }
   const std::vector<double> d = widened(device), g = widened(golden);
-  return scan(d.data(), g.data(), device.numel(), tol);
+  ChunkStats stats = scan(d.data(), g.data(), device.numel(), tol);
+  if (device.dtype() == golden.dtype() && is_integer(device.dtype())) {
+    stats.not_equal = count_unequal_integers(device, golden);
+  }
+  return stats;
 }
 
 // NaN / inf counts of one side, for the failure message.
@@ -178,6 +203,17 @@ std::string fmt(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
+}
+
+// OutputMetrics::decided_by of the checks that judge an output.
+std::string decided_by(bool pcc, bool atol, bool allclose, bool scale) {
+  const std::pair<bool, const char*> checks[] = {
+      {pcc, "pcc"}, {atol, "atol"}, {allclose, "allclose"}, {scale, "scale"}};
+  std::string out;
+  for (const auto& [on, check] : checks) {
+    if (on) out += (out.empty() ? "" : "+") + std::string(check);
+  }
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace
@@ -224,12 +260,14 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
   if (device.shape() != golden.shape()) {
     m.failure = "output '" + name + "': shape " + shape_to_string(device.shape()) + " differs from golden " +
                 shape_to_string(golden.shape());
+    m.decided_by = "shape";
     return m;
   }
   const int64_t n = device.numel();
   if (n == 0) {
     m.pcc = 1.0;
     m.allclose = m.equal = m.passed = true;
+    m.decided_by = "empty";
     return m;
   }
   const ChunkStats total = scan(device, golden, {config.allclose_rtol, config.allclose_atol});
@@ -242,6 +280,7 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
     m.failure = "output '" + name + "': non-finite values (device: " + std::to_string(dev.nan) + " NaN, " +
                 std::to_string(dev.inf) + " inf; golden: " + std::to_string(gold.nan) + " NaN, " +
                 std::to_string(gold.inf) + " inf)";
+    m.decided_by = "finite";
     return m;
   }
   m.atol = total.max_abs;
@@ -255,16 +294,26 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
     m.pcc = std::clamp(total.c_dg / std::sqrt(total.m2_d * total.m2_g), -1.0, 1.0);
   }
 
+  // Under kMinPccElements, allclose judges in PCC's place (unless atol or allclose already does).
+  m.few_elements = n < kMinPccElements;
+  const bool judge_pcc = config.assert_pcc && !m.few_elements;
+  const bool allclose_for_pcc = config.assert_pcc && m.few_elements && !config.assert_atol && !config.assert_allclose;
+  const bool judge_allclose = config.assert_allclose || allclose_for_pcc;
+  m.decided_by = decided_by(judge_pcc, config.assert_atol, judge_allclose, config.assert_scale);
+
   std::vector<std::string> reasons;
-  if (config.assert_pcc && !(m.pcc >= config.required_pcc)) {
+  if (judge_pcc && !(m.pcc >= config.required_pcc)) {
     reasons.push_back("PCC " + fmt(m.pcc) + " < required " + fmt(config.required_pcc));
   }
   if (config.assert_atol && !(m.atol <= config.required_atol)) {
     reasons.push_back("max |diff| " + fmt(m.atol) + " > required atol " + fmt(config.required_atol));
   }
-  if (config.assert_allclose && !m.allclose) {
+  if (judge_allclose && !m.allclose) {
     reasons.push_back("allclose(rtol=" + fmt(config.allclose_rtol) + ", atol=" + fmt(config.allclose_atol) +
-                      ") fails on " + std::to_string(total.not_close) + " of " + std::to_string(n) + " elements");
+                      ") fails on " + std::to_string(total.not_close) + " of " + std::to_string(n) + " elements" +
+                      (allclose_for_pcc ? " (under " + std::to_string(kMinPccElements) +
+                                              " elements allclose judges, not PCC " + fmt(m.pcc) + ")"
+                                        : ""));
   }
   if (config.assert_scale && !(std::fabs(m.norm_ratio - 1.0) <= config.scale_tolerance)) {
     reasons.push_back("L2 norm " + fmt(m.norm_ratio) + "x the golden's (allowed 1 +- " + fmt(config.scale_tolerance) +
@@ -287,9 +336,11 @@ Verdict compare_outputs(const std::vector<std::string>& names, const std::vector
                 std::to_string(golden.size());
     return v;
   }
+  size_t with_few_elements = 0;
   for (size_t i = 0; i < golden.size(); ++i) {
     OutputMetrics m = compare_tensors(names[i], device[i], golden[i], config);
-    v.min_pcc = std::min(v.min_pcc, m.pcc);
+    if (m.few_elements) ++with_few_elements;
+    else v.min_pcc = std::min(v.min_pcc, m.pcc);
     v.max_atol = std::max(v.max_atol, m.atol);
     v.max_rel_l2 = std::max(v.max_rel_l2, m.rel_l2);
     if (!m.passed) {
@@ -298,6 +349,7 @@ Verdict compare_outputs(const std::vector<std::string>& names, const std::vector
     }
     v.outputs.push_back(std::move(m));
   }
+  if (with_few_elements > 0 && with_few_elements == v.outputs.size()) v.min_pcc = NAN;  // no PCC was judged
   return v;
 }
 

@@ -14,9 +14,12 @@
 //    allclose(allclose_rtol, allclose_atol) and 0 if not;
 //  - norm_ratio = ||device|| / ||golden|| (1 when both are 0, inf when only
 //    the golden is): the scale check PCC cannot make (an output off by a
-//    factor keeps PCC 1).
+//    factor keeps PCC 1);
+//  - an output of fewer than kMinPccElements elements is not judged by PCC
+//    (below), and `decided_by` names the checks that judged each output.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,15 @@ inline constexpr double kDefaultRequiredPcc = 0.99;
 // "Checks"), so 2% keeps a 2.4x margin and still fails a kernel scaled by 5%;
 // a family with a lower floor may set a tighter scale_tolerance in its YAML.
 inline constexpr double kDefaultScaleTolerance = 0.02;
+
+// PCC decides a pass only from this many elements on. It absorbs an offset
+// and a scale, two of an output's n degrees of freedom: 2 elements always
+// correlate +-1 (a 2-class probability [0.657, 0.343] against a golden
+// [0.69, 0.31] has PCC 1) and a few leave too little to decide. A smaller
+// output is judged by allclose (allclose_rtol, allclose_atol) unless the
+// config asserts atol or allclose itself; its PCC is still computed and
+// recorded, but left out of the verdict's min_pcc.
+inline constexpr int64_t kMinPccElements = 8;
 
 struct ComparisonConfig {
   bool assert_pcc = true;
@@ -58,12 +70,17 @@ struct OutputMetrics {
   bool finite = true;
   bool passed = false;
   std::string failure;  // empty when passed
+  // The checks that judged the output, "+"-joined in this order: pcc, atol,
+  // allclose, scale ("allclose+scale" on an output under kMinPccElements);
+  // "shape" or "finite" when those failed first, "empty" for 0 elements.
+  std::string decided_by;
+  bool few_elements = false;  // finite, under kMinPccElements: its PCC is recorded, not judged
 };
 
 struct Verdict {
   bool passed = true;
   std::vector<OutputMetrics> outputs;
-  double min_pcc = 1.0;
+  double min_pcc = 1.0;  // over the outputs but those with few_elements; NaN when every output has them
   double max_atol = 0.0;
   double max_rel_l2 = 0.0;
   std::string message;  // first failing output's reason(s); empty when passed

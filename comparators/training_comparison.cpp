@@ -43,6 +43,7 @@ TensorCheck check_of(const std::string& kind, const std::string& name, const Out
   c.atol = m.atol;
   c.rel_l2 = m.rel_l2;
   c.norm_ratio = m.norm_ratio;
+  c.decided_by = m.decided_by;
   return c;
 }
 
@@ -74,7 +75,7 @@ TrainingVerdict compare_training(const std::string& output, const TrainingTensor
     TensorCheck c = check_of(kind, name, m);
     c.passed = m.passed;
     t.checks.push_back(c);
-    t.min_pcc = std::min(t.min_pcc, m.pcc);
+    if (!m.few_elements) t.min_pcc = std::min(t.min_pcc, m.pcc);
     t.max_atol = std::max(t.max_atol, m.atol);
     t.max_rel_l2 = std::max(t.max_rel_l2, m.rel_l2);
     if (!c.passed) {
@@ -119,6 +120,7 @@ TrainingVerdict compare_training(const std::string& output, const TrainingTensor
     // The PCC is recorded, but not judged and left out of the case's minimum.
     TensorCheck c = check_of("gradient", name, compare_tensors(name, *d, golden.gradients[i], config));
     c.passed = device_max <= kVanishingGradientDevice * scale;
+    c.decided_by = "magnitude";
     t.checks.push_back(c);
     if (!c.passed) {
       fail("gradient of " + name + ": zero in the golden (max |g| " + format_number(golden_max[i]) +

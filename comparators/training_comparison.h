@@ -29,6 +29,7 @@ struct TensorCheck {
   double rel_l2 = 0.0;
   double norm_ratio = 1.0;  // ||device|| / ||golden||
   bool passed = false;
+  std::string decided_by;  // OutputMetrics::decided_by, or "magnitude" for a vanishing gradient
 };
 
 struct TrainingVerdict {
@@ -42,7 +43,8 @@ struct TrainingVerdict {
   // The forward output, then one per parameter in the golden's order, then
   // with an optimizer step one per updated weight.
   std::vector<TensorCheck> checks;
-  double min_pcc = 1.0;  // over the output and the gradients judged by PCC (not vanishing ones)
+  double min_pcc = 1.0;  // over the output and the gradients judged by PCC (not vanishing ones, nor
+                         // ones under kMinPccElements)
   double max_atol = 0.0;
   double max_rel_l2 = 0.0;
 };

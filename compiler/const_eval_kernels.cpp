@@ -121,6 +121,8 @@ OpTable<HostKernel> build() {
   t.set(K::Transpose, transpose_kernel);
   t.set({K::Cast, K::Reshape}, copy_kernel);
   t.none({K::Gelu}, "no host kernel: a gelu of weights is left for the device to compute");
+  t.none(stablehlo_primitive_ops(),
+         "StableHLO primitive: const-eval's host kernels are f32-only; left for the device to compute");
   return t;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 #include <unordered_map>
@@ -228,7 +229,7 @@ class Reader {
     return v;
   }
   TensorType type() {
-    const DType dtype = enumerated<DType>(static_cast<size_t>(DType::Bool) + 1, "bad dtype");
+    const DType dtype = enumerated<DType>(std::size(kAllDTypes), "bad dtype");
     return TensorType{dtype, list<Shape>()};
   }
   void attrs(Attrs& a);

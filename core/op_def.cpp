@@ -95,6 +95,12 @@ AttrSpec optional_enum(std::string_view name, std::initializer_list<std::string_
   return s;
 }
 
+AttrSpec required_enum(std::string_view name, std::initializer_list<std::string_view> allowed) {
+  AttrSpec s = spec(name, AttrKind::Enum, true);
+  s.allowed = allowed;
+  return s;
+}
+
 const AttrSpec* OpDef::find_attr(std::string_view attr_name) const {
   for (const AttrSpec& a : attrs) {
     if (a.name == attr_name) return &a;

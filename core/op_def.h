@@ -45,6 +45,7 @@ AttrSpec required_string(std::string_view name);
 AttrSpec optional_string(std::string_view name, std::string fallback);
 AttrSpec optional_enum(std::string_view name, std::initializer_list<std::string_view> allowed,
                        std::string_view fallback);
+AttrSpec required_enum(std::string_view name, std::initializer_list<std::string_view> allowed);
 
 // The ops are grouped by family; each family's definitions are in
 // core/ops/<family>.cpp.
@@ -64,6 +65,7 @@ enum class OpFamily {
   Collective,
   Backward,
   Composite,
+  StablehloElementwise,  // stablehlo_elementwise.cpp: abs .. iota (ops 53..95)
 };
 
 struct OpDef;

@@ -17,6 +17,9 @@ std::vector<OpDef> build_registry() {
       ops::conv_ops,              ops::pooling_ops,            ops::norm_ops,       ops::softmax_ops,
       ops::routing_ops,           ops::shape_ops,              ops::reduction_ops,  ops::embedding_ops,
       ops::collective_ops,        ops::backward_ops,           ops::composite_ops,
+      ops::stablehlo_elementwise_ops,
+      ops::stablehlo_movement_ops,       ops::stablehlo_gather_scatter_ops, ops::stablehlo_linalg_ops,
+      ops::stablehlo_reduction_ops,
   };
   const size_t count = static_cast<size_t>(kLastOp) + 1;
   std::vector<std::optional<OpDef>> slots(count);

@@ -41,6 +41,10 @@ class OpTable {
     for (OpKind kind : kinds) entry(kind) = Entry{std::nullopt, std::string(reason)};
     return *this;
   }
+  OpTable& none(const std::vector<OpKind>& kinds, std::string_view reason) {
+    for (OpKind kind : kinds) entry(kind) = Entry{std::nullopt, std::string(reason)};
+    return *this;
+  }
 
   // The implementation of `kind`, or nullptr (no entry, or a stated reason).
   const Impl* find(OpKind kind) const {

@@ -51,6 +51,33 @@ const std::vector<OpKind>& binary_elementwise_ops() {
   return ops;
 }
 
+const std::vector<OpKind>& stablehlo_primitive_ops() {
+  static const std::vector<OpKind> ops = ops_where([](const OpDef& def) {
+    return static_cast<int>(def.kind) >= static_cast<int>(OpKind::Abs) &&
+           static_cast<int>(def.kind) <= static_cast<int>(OpKind::TakeAlongAxis);
+  });
+  return ops;
+}
+
+namespace {
+// A StableHLO elementwise op taking exactly `arity` operands and no attribute.
+template <int arity>
+bool is_plain_stablehlo_elementwise(const OpDef& def) {
+  return def.family == OpFamily::StablehloElementwise && def.min_inputs == arity && def.max_inputs == arity &&
+         def.attrs.empty();
+}
+}  // namespace
+
+const std::vector<OpKind>& stablehlo_unary_ops() {
+  static const std::vector<OpKind> ops = ops_where(is_plain_stablehlo_elementwise<1>);
+  return ops;
+}
+
+const std::vector<OpKind>& stablehlo_binary_ops() {
+  static const std::vector<OpKind> ops = ops_where(is_plain_stablehlo_elementwise<2>);
+  return ops;
+}
+
 int op_min_inputs(OpKind kind) { return op_def(kind).min_inputs; }
 int op_max_inputs(OpKind kind) { return op_def(kind).max_inputs; }
 

@@ -97,10 +97,71 @@ enum class OpKind {
   SliceBackward = 50,
   ShardSlice = 51,
   EmbeddingShard = 52,
+  // StableHLO elementwise ops (core/ops/stablehlo_elementwise.cpp).
+  Abs = 53,
+  Sign = 54,
+  Floor = 55,
+  Ceil = 56,
+  RoundAfz = 57,
+  RoundEven = 58,
+  Expm1 = 59,
+  Log1p = 60,
+  Cbrt = 61,
+  Tan = 62,
+  Not = 63,
+  Popcnt = 64,
+  Clz = 65,
+  IsFinite = 66,
+  Minimum = 67,
+  Power = 68,
+  Remainder = 69,
+  Atan2 = 70,
+  And = 71,
+  Or = 72,
+  Xor = 73,
+  ShiftLeft = 74,
+  ShiftRightArithmetic = 75,
+  ShiftRightLogical = 76,
+  Compare = 77,
+  Select = 78,
+  Clamp = 79,
+  NextAfter = 80,
+  Sinh = 81,
+  Cosh = 82,
+  Asin = 83,
+  Acos = 84,
+  Atan = 85,
+  Asinh = 86,
+  Acosh = 87,
+  Atanh = 88,
+  Erfc = 89,
+  ErfInv = 90,
+  Lgamma = 91,
+  Digamma = 92,
+  BitcastConvert = 93,
+  ReducePrecision = 94,
+  Iota = 95,
+  // StableHLO structural, data-movement and linalg ops (core/ops/stablehlo_movement.cpp,
+  // stablehlo_gather_scatter.cpp, stablehlo_linalg.cpp, stablehlo_reductions.cpp).
+  BroadcastInDim = 96,
+  Pad = 97,
+  Reverse = 98,
+  DynamicSlice = 99,
+  DynamicUpdateSlice = 100,
+  Gather = 101,
+  Scatter = 102,
+  DotGeneral = 103,
+  Convolution = 104,
+  Reduce = 105,
+  ReduceArg = 106,
+  ReduceWindow = 107,
+  SelectAndScatter = 108,
+  SortPermutation = 109,
+  TakeAlongAxis = 110,
 };
 // The op with the highest number (the registry checks every kind up to it
 // has a definition).
-constexpr OpKind kLastOp = OpKind::EmbeddingShard;
+constexpr OpKind kLastOp = OpKind::TakeAlongAxis;
 
 struct TensorType {
   DType dtype = DType::F32;
@@ -120,6 +181,13 @@ bool is_binary_elementwise(OpKind kind);  // the BinaryElementwise family
 // The ops of each elementwise family, in OpKind order.
 const std::vector<OpKind>& unary_elementwise_ops();
 const std::vector<OpKind>& binary_elementwise_ops();
+// The ops StableHLO brought (abs ... take_along_axis, in OpKind order), for
+// the tables that treat them alike (no VJP rule yet, ...), and the two groups
+// of its elementwise family the kernel tables dispatch alike: one operand and
+// no attribute (abs ... digamma), two operands and no attribute (minimum ... next_after).
+const std::vector<OpKind>& stablehlo_primitive_ops();
+const std::vector<OpKind>& stablehlo_unary_ops();
+const std::vector<OpKind>& stablehlo_binary_ops();
 
 // Result type of an op, or CompileError describing what is wrong (the caller
 // adds which op): arity, then attributes against the op's schema, then the

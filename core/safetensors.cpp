@@ -26,7 +26,8 @@ struct DtypeName {
 };
 constexpr DtypeName kDtypes[] = {
     {DType::F32, "F32"}, {DType::BF16, "BF16"}, {DType::I64, "I64"}, {DType::I32, "I32"}, {DType::Bool, "BOOL"},
-    {DType::BFP8_B, "BFP8_B"}};
+    {DType::BFP8_B, "BFP8_B"}, {DType::F16, "F16"}, {DType::F64, "F64"}, {DType::I8, "I8"}, {DType::I16, "I16"},
+    {DType::U8, "U8"}, {DType::U16, "U16"}, {DType::U32, "U32"}, {DType::U64, "U64"}};
 
 DType parse_st_dtype(const std::string& name, const std::string& where) {
   for (const DtypeName& d : kDtypes) {

@@ -23,7 +23,8 @@
 namespace meshtest {
 
 // Throws meshtest::Error naming the file and what is wrong. write_safetensors
-// stores f32, bf16, i32, i64, bool and bfp8_b tensors.
+// stores f32, bf16, f16, f64, i8 .. i64, u8 .. u64, bool and bfp8_b tensors
+// (safetensors names F32, BF16, F16, F64, I8 .. I64, U8 .. U64, BOOL, BFP8_B).
 std::map<std::string, Tensor> read_safetensors(const std::string& path);
 void write_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/buffer_pool.h"
+#include "core/dtype_convert.h"
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/parallel.h"
@@ -110,15 +111,11 @@ void Tensor::check_access(DType requested) const {
 }
 
 double Tensor::element_as_double(int64_t i) const {
-  switch (dtype_) {
-    case DType::F32: return static_cast<const float*>(data_)[i];
-    case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(data_)[i]);
-    case DType::I32: return static_cast<const int32_t*>(data_)[i];
-    case DType::I64: return static_cast<double>(static_cast<const int64_t*>(data_)[i]);
-    case DType::Bool: return static_cast<const uint8_t*>(data_)[i] ? 1.0 : 0.0;
-    case DType::BFP8_B: break;
-  }
-  throw Error("element_as_double: bfp8_b tensors must be converted first");
+  if (dtype_ == DType::BFP8_B) throw Error("element_as_double: bfp8_b tensors must be converted first");
+  return visit_dtype(dtype_, [&](auto tag) {
+    using Tag = decltype(tag);
+    return static_cast<double>(Tag::load(static_cast<const typename Tag::storage*>(data_)[i]));
+  });
 }
 
 std::vector<float> Tensor::to_f32_vector() const {
@@ -146,43 +143,25 @@ Tensor Tensor::to(DType target) const {
     });
     return out;
   }
-  // Decode the source into f32 (or i64 for integer-to-integer casts).
-  Tensor out(target, shape_);
-  if (is_integer(dtype_) && is_integer(target)) {
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t v = static_cast<int64_t>(element_as_double(i));
-      switch (target) {
-        case DType::I32: static_cast<int32_t*>(out.data_)[i] = static_cast<int32_t>(v); break;
-        case DType::I64: static_cast<int64_t*>(out.data_)[i] = v; break;
-        default: static_cast<uint8_t*>(out.data_)[i] = v != 0; break;
-      }
-    }
+  if (dtype_ == DType::BFP8_B) {  // the block format goes through f32 both ways
+    Tensor f = uninitialized(DType::F32, shape_);
+    decode_bfp8_b(static_cast<const uint8_t*>(data_), shape_, static_cast<float*>(f.data_));
+    return f.to(target);
+  }
+  if (target == DType::BFP8_B) {
+    const Tensor f = to(DType::F32);
+    Tensor out(target, shape_);
+    encode_bfp8_b_blocks(static_cast<const float*>(f.data_), shape_, 0, bfp8_b_block_count(shape_),
+                         static_cast<uint8_t*>(out.data_));
     return out;
   }
-  std::vector<float> f(static_cast<size_t>(n));
-  if (dtype_ == DType::BFP8_B) {
-    decode_bfp8_b(static_cast<const uint8_t*>(data_), shape_, f.data());
-  } else {
-    for (int64_t i = 0; i < n; ++i) f[static_cast<size_t>(i)] = static_cast<float>(element_as_double(i));
-  }
-  switch (target) {
-    case DType::F32: std::memcpy(out.data_, f.data(), f.size() * sizeof(float)); break;
-    case DType::BF16:
-      for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(out.data_)[i] = f32_to_bf16(f[static_cast<size_t>(i)]);
-      break;
-    case DType::BFP8_B:
-      encode_bfp8_b_blocks(f.data(), shape_, 0, bfp8_b_block_count(shape_), static_cast<uint8_t*>(out.data_));
-      break;
-    case DType::I32:
-      for (int64_t i = 0; i < n; ++i) static_cast<int32_t*>(out.data_)[i] = static_cast<int32_t>(f[static_cast<size_t>(i)]);
-      break;
-    case DType::I64:
-      for (int64_t i = 0; i < n; ++i) static_cast<int64_t*>(out.data_)[i] = static_cast<int64_t>(f[static_cast<size_t>(i)]);
-      break;
-    case DType::Bool:
-      for (int64_t i = 0; i < n; ++i) static_cast<uint8_t*>(out.data_)[i] = f[static_cast<size_t>(i)] != 0.0f;
-      break;
-  }
+  Tensor out = uninitialized(target, shape_);
+  parallel_ranges(n, kConvertGrain, [&](int64_t begin, int64_t end) {
+    const size_t in_offset = static_cast<size_t>(begin) * dtype_size(dtype_);
+    const size_t out_offset = static_cast<size_t>(begin) * dtype_size(target);
+    convert_elements(dtype_, static_cast<const char*>(data_) + in_offset, target,
+                     static_cast<char*>(out.data_) + out_offset, end - begin);
+  });
   return out;
 }
 

@@ -20,14 +20,21 @@ std::string shape_to_string(const Shape& shape);  // "[1,3,224,224]"
 // Row-major strides in elements.
 std::vector<int64_t> shape_strides(const Shape& shape);
 
-// Maps a C++ element type to its dtype (bf16 and bfp8_b have no C++ type:
-// bf16 tensors are accessed as uint16_t, bfp8_b as raw bytes).
+// Maps a C++ element type to its dtype, for data<T>(). bf16 tensors are
+// accessed as uint16_t and bool as uint8_t; f16, u8 and u16 share those C++
+// types, so they have no entry here: access them (and any dtype) through
+// storage<DTypeTag<D>>() in core/dtype_dispatch.h. bfp8_b is raw bytes.
 template <class T> struct DTypeOf;
 template <> struct DTypeOf<float> { static constexpr DType value = DType::F32; };
 template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::BF16; };
 template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::I32; };
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::I64; };
 template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::Bool; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::F64; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::I8; };
+template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::I16; };
+template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::U32; };
+template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::U64; };
 
 class Tensor {
  public:
@@ -66,8 +73,11 @@ class Tensor {
   void* raw_data() { return data_; }
   const void* raw_data() const { return data_; }
 
-  // Value conversion to another dtype (f32 <-> bf16/bfp8_b rounding, int <->
-  // float casts, bool as 0/1). Returns a new tensor; same dtype returns *this.
+  // Value conversion to another dtype with StableHLO `convert` semantics
+  // (core/dtype_convert.h): floats round to nearest even, float -> int
+  // truncates toward zero and saturates (NaN -> 0), int -> int wraps (two's
+  // complement), x -> bool is x != 0, bool -> x is 0/1. Returns a new tensor;
+  // same dtype returns *this.
   Tensor to(DType dtype) const;
   // All elements as f32 (converting as needed).
   std::vector<float> to_f32_vector() const;

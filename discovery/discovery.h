@@ -39,8 +39,9 @@ constexpr const char* kPluginFileName = "loader.so";
 // shard specs as data), each read by the frontend registered for it. A
 // "*.ext" pattern matches any file so named; such a file is a loader of its
 // own, its folder the file's path without the extension (op and graph
-// tests as IR text, frontends/mtir/mtir_frontend.h).
-constexpr std::array<const char*, 2> kDeclarativeLoaderFileNames = {"loader.yaml", "*.mtir"};
+// tests as IR text, frontends/mtir/mtir_frontend.h; StableHLO programs,
+// frontends/stablehlo/stablehlo_frontend.h).
+constexpr std::array<const char*, 3> kDeclarativeLoaderFileNames = {"loader.yaml", "*.mtir", "*.mlir"};
 
 // Scans every root recursively for loader plugins and declarative loaders
 // (read by `frontends`). A folder name that appears under two roots, or

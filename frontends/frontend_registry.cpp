@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "frontends/onnx/onnx_loader.h"
 #include "frontends/mtir/mtir_frontend.h"
+#include "frontends/stablehlo/stablehlo_frontend.h"
 
 namespace meshtest::frontends {
 
@@ -37,6 +38,7 @@ const FrontendRegistry& builtin_frontends() {
     FrontendRegistry r;
     r.add({"onnx", "loader.yaml", onnx_import::load_onnx_loader});
     r.add(mtir_frontend());
+    r.add(stablehlo_frontend());
     return r;
   }();
   return registry;

@@ -43,7 +43,8 @@ class FrontendRegistry {
 bool file_name_matches(std::string_view pattern, std::string_view name);
 
 // The importers of this build: ONNX (frontends/onnx/) reads loader.yaml, the
-// IR text frontend (frontends/mtir/) reads *.mtir.
+// IR text frontend (frontends/mtir/) reads *.mtir, the StableHLO frontend
+// (frontends/stablehlo/) reads *.mlir.
 const FrontendRegistry& builtin_frontends();
 
 }  // namespace meshtest::frontends

@@ -30,6 +30,10 @@ struct OutputResult {
   // --optimizer-step; name is the parameter's).
   std::string kind = "output";
   double norm_ratio = NAN;  // ||device|| / ||golden||
+  // The checks that judged it (comparators OutputMetrics::decided_by):
+  // "pcc+scale", "allclose+scale" (fewer elements than PCC needs),
+  // "magnitude" (a vanishing gradient), ...; empty: not recorded.
+  std::string decided_by = "";
 };
 
 struct PhaseSeconds {

@@ -1,6 +1,6 @@
 // promote: turns the last N runs into test_config edits. A case that passed
 // in every one of the N runs (and is not flaky) moves from UNSPECIFIED or
-// KNOWN_FAILURE_XFAIL to EXPECTED_PASSING (its reason and bringup_status go
+// KNOWN_FAILURE_XFAIL to EXPECTED_PASSING (its reason, bringup_status and execution_pass go
 // with it; a case without an entry gets one); a disabled PCC check that would
 // pass is re-enabled; with raise_pcc, a required_pcc below the default rises
 // toward the worst observed PCC (reports/guidance.h). A pass on an arch

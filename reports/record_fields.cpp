@@ -110,6 +110,7 @@ const std::vector<Field<OutputResult>>& output_fields() {
       field<&O::rel_l2>("rel_l2"),
       field<&O::passed>("passed"),
       field<&O::norm_ratio>("norm_ratio").since(5),
+      field<&O::decided_by>("decided_by").since(13),
   };
   return kFields;
 }

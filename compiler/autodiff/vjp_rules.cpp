@@ -47,6 +47,8 @@ OpTable<VjpEntry> build() {
   t.none({K::Conv2dBackwardInput, K::Conv2dBackwardWeight, K::MaxPool2dBackward, K::AvgPool2dBackward,
           K::EmbeddingBackward, K::SliceBackward},
          "backward ops are made by autodiff; training graphs are not differentiated twice");
+  // The ops StableHLO brought.
+  t.none(stablehlo_primitive_ops(), "StableHLO primitive: no gradient rule yet");
   return t;
 }
 

@@ -18,6 +18,17 @@ namespace {
 
 constexpr int64_t kMaxFoldElements = int64_t{1} << 24;
 
+// The host kernels compute in f32: an op folds only when f32 holds its
+// operands and result (f32, bf16, bfp8_b); integer, f16 and f64 ops keep
+// their exact semantics on the device.
+bool computes_in_f32(const Graph& graph, const Op& op) {
+  auto held = [&](ValueId v) {
+    const DType d = graph.type(v).dtype;
+    return d == DType::F32 || d == DType::BF16 || d == DType::BFP8_B;
+  };
+  return held(op.output) && std::all_of(op.inputs.begin(), op.inputs.end(), held);
+}
+
 }  // namespace
 
 void const_eval(CompileUnit& unit) {
@@ -44,7 +55,7 @@ void const_eval(CompileUnit& unit) {
       }
       continue;
     }
-    if (op.inputs.empty() || !host_foldable(op.kind)) continue;
+    if (op.inputs.empty() || !host_foldable(op.kind) || !computes_in_f32(graph, op)) continue;
     const bool all_constant = std::all_of(op.inputs.begin(), op.inputs.end(), [&](ValueId v) {
       return known.count(v) != 0 || foldable_weight(v) != nullptr;
     });

@@ -33,6 +33,22 @@ OpTable<ShardingRule> build() {
   t.set(K::Conv2dBackwardWeight, weight_gradient_rule);
   t.none({K::AllGather, K::ReduceScatter, K::AllReduce, K::AllToAll, K::ShardSlice, K::EmbeddingShard},
          "collectives and shard-local ops are made by the shard pass itself: a graph is sharded once");
+  // StableHLO elementwise ops (53..95): same-shape ops keep their operand's
+  // split, broadcasting ones follow the operands like the binary family.
+  t.set({K::Abs, K::Sign, K::Floor, K::Ceil, K::RoundAfz, K::RoundEven, K::Expm1, K::Log1p, K::Cbrt, K::Tan, K::Not,
+         K::Popcnt, K::Clz, K::IsFinite, K::Sinh, K::Cosh, K::Asin, K::Acos, K::Atan, K::Asinh, K::Acosh, K::Atanh,
+         K::Erfc, K::ErfInv, K::Lgamma, K::Digamma, K::ReducePrecision},
+        same_split_rule);
+  t.set({K::Minimum, K::Power, K::Remainder, K::Atan2, K::And, K::Or, K::Xor, K::ShiftLeft, K::ShiftRightArithmetic,
+         K::ShiftRightLogical, K::NextAfter, K::Compare, K::Select, K::Clamp},
+        broadcast_rule);
+  t.set(K::Iota, constant_rule);
+  t.none({K::BitcastConvert}, "replicated only: a width-changing bitcast adds or drops a dim");
+  // StableHLO structural ops (96..110).
+  t.none({K::BroadcastInDim, K::Pad, K::Reverse, K::DynamicSlice, K::DynamicUpdateSlice, K::Gather, K::Scatter,
+          K::DotGeneral, K::Convolution, K::Reduce, K::ReduceArg, K::ReduceWindow, K::SelectAndScatter,
+          K::SortPermutation, K::TakeAlongAxis},
+         "replicated only: StableHLO structural ops have no sharding rule yet");
   return t;
 }
 

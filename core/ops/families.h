@@ -24,5 +24,11 @@ std::vector<OpDef> embedding_ops();           // embedding.cpp: embedding, embed
 std::vector<OpDef> collective_ops();          // collectives.cpp
 std::vector<OpDef> backward_ops();            // backward.cpp
 std::vector<OpDef> composite_ops();           // composites.cpp: rms_norm, sdpa
+std::vector<OpDef> stablehlo_elementwise_ops();  // stablehlo_elementwise.cpp: ops 53..95
+// StableHLO structural ops 96..110 (their shared checks: stablehlo_checks.h).
+std::vector<OpDef> stablehlo_movement_ops();        // stablehlo_movement.cpp: broadcast_in_dim .. take_along_axis
+std::vector<OpDef> stablehlo_gather_scatter_ops();  // stablehlo_gather_scatter.cpp: gather, scatter
+std::vector<OpDef> stablehlo_linalg_ops();          // stablehlo_linalg.cpp: dot_general, convolution
+std::vector<OpDef> stablehlo_reduction_ops();       // stablehlo_reductions.cpp: reduce .. sort_permutation
 
 }  // namespace meshtest::ops

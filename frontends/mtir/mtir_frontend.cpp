@@ -41,11 +41,27 @@ bool needs_positive(const Graph& graph, ValueId input) {
   return false;
 }
 
-Tensor random_integers(const TensorType& type, int64_t bound, uint64_t seed) {
+// The range [low, high) integer inputs are drawn from: ids of an embedding
+// in [0, rows); other i32/i64/bool inputs in [0, 2); the dtypes added for
+// StableHLO (i8, i16, u8 .. u64) small values of both signs where the type
+// has them, [-16, 16) or [0, 32), so arithmetic, shifts and compares see
+// varied operands without overflowing.
+std::pair<int64_t, int64_t> integer_range(DType dtype, int64_t id_bound, bool is_id) {
+  if (is_id || dtype == DType::I32 || dtype == DType::I64 || dtype == DType::Bool) return {0, id_bound};
+  return is_signed_integer(dtype) ? std::pair<int64_t, int64_t>{-16, 16} : std::pair<int64_t, int64_t>{0, 32};
+}
+
+bool is_embedding_ids(const Graph& graph, ValueId input) {
+  return std::any_of(graph.ops.begin(), graph.ops.end(), [&](const Op& op) {
+    return op.kind == OpKind::Embedding && !op.inputs.empty() && op.inputs[0] == input;
+  });
+}
+
+Tensor random_integers(const TensorType& type, std::pair<int64_t, int64_t> range, uint64_t seed) {
   Tensor ids(DType::I64, type.shape);
   Rng rng(seed);
   int64_t* p = ids.data<int64_t>();
-  for (int64_t i = 0; i < ids.numel(); ++i) p[i] = rng.uniform_int(0, bound);
+  for (int64_t i = 0; i < ids.numel(); ++i) p[i] = rng.uniform_int(range.first, range.second);
   return ids.to(type.dtype);
 }
 
@@ -126,7 +142,8 @@ sdk::Inputs random_inputs(const Graph& graph, uint64_t seed) {
     const TensorType& t = graph.type(p->value);
     const uint64_t s = mix_seed(seed, hash_seed(p->name));
     if (!is_floating(t.dtype)) {
-      inputs[p->name] = random_integers(t, id_bound(graph, p->value), s);
+      const auto range = integer_range(t.dtype, id_bound(graph, p->value), is_embedding_ids(graph, p->value));
+      inputs[p->name] = random_integers(t, range, s);
     } else {
       const Tensor x = needs_positive(graph, p->value) ? random_uniform(t.shape, s, 0.5f, 2.0f) : random_normal(t.shape, s);
       inputs[p->name] = x.to(t.dtype);

@@ -1,15 +1,17 @@
 // loader.yaml parsing (every key checked, errors at file:line:column) and the
-// ModelLoader it describes.
+// ModelLoader it describes, over an ONNX model or a StableHLO program.
 #include "frontends/onnx/onnx_loader.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <set>
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "frontends/onnx/loader_stablehlo.h"
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/onnx/onnx_tensor.h"
 
@@ -27,10 +29,13 @@ struct InputSpec {
   double a = 0.0, b = 1.0;              // mean/std, low/high, value
   uint64_t seed = 0;
   bool constant = false;  // a fixed value (shape, axes, scales): folded into the graph, not fed
+  bool dtype_given = false;
+  bool shape_from_program = false;  // StableHLO: no shape given, the program's (and its dtype unless given)
 };
 
 struct Variant {
-  std::string onnx;
+  std::string onnx;       // the model file: an ONNX model, or
+  std::string stablehlo;  // a StableHLO program (inputs arg0, arg1, ... or their labels)
   std::map<std::string, int64_t> dims;
   std::map<std::string, InputSpec> inputs;
   sdk::ModelInfo info;
@@ -81,20 +86,23 @@ class Reader {
     return p;
   }
 
-  InputSpec input(const YAML::Node& n, const std::string& name) const {
+  // `shape_optional`: a StableHLO program's input, whose type the program declares.
+  InputSpec input(const YAML::Node& n, const std::string& name, bool shape_optional) const {
     keys(n, {"file", "shape", "dtype", "distribution", "mean", "std", "low", "high", "value", "seed", "constant"}, "input '" + name + "'");
     InputSpec s;
     if (n["constant"]) s.constant = scalar<bool>(n["constant"], "constant");
     if (n["file"]) s.file = relative(n["file"], "file");
     if (n["shape"]) s.shape = list<int64_t>(n["shape"], "shape");
     if (n["dtype"]) {
+      s.dtype_given = true;
       try {
         s.dtype = parse_dtype(scalar<std::string>(n["dtype"], "dtype"));
       } catch (const Error& e) {
         fail(n["dtype"], e.what());
       }
     }
-    if (s.file.empty() && !n["shape"]) fail(n, "input '" + name + "' needs a shape (or a file)");
+    s.shape_from_program = shape_optional && s.file.empty() && !n["shape"];
+    if (s.file.empty() && !n["shape"] && !shape_optional) fail(n, "input '" + name + "' needs a shape (or a file)");
     if (n["distribution"]) {
       s.distribution = scalar<std::string>(n["distribution"], "distribution");
       if (s.distribution != "normal" && s.distribution != "uniform" && s.distribution != "constant") {
@@ -123,11 +131,14 @@ class Reader {
   }
 
   Variant variant(const YAML::Node& n, const std::string& name, const sdk::ModelInfo& defaults) const {
-    keys(n, {"onnx", "dims", "inputs", "info", "training", "mesh", "shard_spec"}, "variant '" + name + "'");
+    keys(n, {"onnx", "stablehlo", "dims", "inputs", "info", "training", "mesh", "shard_spec"},
+         "variant '" + name + "'");
     Variant v;
     v.info = defaults;
-    if (!n["onnx"]) fail(n, "variant '" + name + "' needs onnx: (the model file, relative to loader.yaml)");
-    v.onnx = relative(n["onnx"], "onnx");
+    model_file(n, name, v);
+    if (n["dims"] && !v.stablehlo.empty()) {
+      fail(n["dims"], "dims: pins an ONNX model's dimensions; a StableHLO program's shapes are static");
+    }
     if (n["dims"]) {
       if (!n["dims"].IsMap()) fail(n["dims"], "dims must map dimension names to sizes");
       for (const auto& kv : n["dims"]) v.dims[kv.first.as<std::string>()] = scalar<int64_t>(kv.second, "dims entry");
@@ -136,7 +147,10 @@ class Reader {
       if (!n["inputs"].IsMap()) fail(n["inputs"], "inputs must map graph input names to their specs");
       for (const auto& kv : n["inputs"]) {
         const std::string in = kv.first.as<std::string>();
-        v.inputs[in] = input(kv.second, in);
+        v.inputs[in] = input(kv.second, in, !v.stablehlo.empty());
+        if (v.inputs[in].constant && !v.stablehlo.empty()) {
+          fail(kv.second["constant"], "constant: folds an ONNX model's input; a StableHLO program has its constants");
+        }
       }
     }
     if (n["info"]) info(n["info"], v.info);
@@ -153,7 +167,9 @@ class Reader {
       v.mesh = mesh;
     }
     if (n["shard_spec"]) {
-      if (!n["shard_spec"].IsMap()) fail(n["shard_spec"], "shard_spec must map initializer names to partition specs");
+      if (!n["shard_spec"].IsMap()) {
+        fail(n["shard_spec"], "shard_spec must map initializer (StableHLO: input) names to partition specs");
+      }
       sdk::ShardSpec spec;
       for (const auto& kv : n["shard_spec"]) {
         if (!kv.second.IsSequence()) fail(kv.second, "a partition spec is a list (one entry per dim)");
@@ -171,6 +187,25 @@ class Reader {
   }
 
  private:
+  // The variant's model: `onnx: m.onnx` or `stablehlo: f.mlir` (which must
+  // exist: its name is checked here, the file read by load_model only).
+  void model_file(const YAML::Node& n, const std::string& name, Variant& v) const {
+    if (n["onnx"] && n["stablehlo"]) fail(n["stablehlo"], "variant '" + name + "' names both onnx: and stablehlo:");
+    if (n["onnx"]) {
+      v.onnx = relative(n["onnx"], "onnx");
+      return;
+    }
+    if (!n["stablehlo"]) {
+      fail(n, "variant '" + name + "' needs onnx: or stablehlo: (the model file, relative to loader.yaml)");
+    }
+    v.stablehlo = relative(n["stablehlo"], "stablehlo");
+    if (!fs::is_regular_file(fs::path(path_).parent_path() / v.stablehlo)) {
+      fail(n["stablehlo"], "stablehlo file '" + v.stablehlo + "' does not exist");
+    }
+    v.info.framework = "stablehlo";
+    if (v.info.source == "onnx") v.info.source = "stablehlo";
+  }
+
   std::string path_;
 };
 
@@ -213,6 +248,11 @@ class OnnxLoader : public sdk::ModelLoader {
   sdk::Model load_model(std::string_view variant, const sdk::LoadOptions& options) const override {
     check(options);
     const Variant& v = get(variant);
+    if (!v.stablehlo.empty()) {
+      Graph graph = program(variant).graph;
+      for (const Param* p : graph.inputs()) program_input(v, graph, *p, variant);  // the declared types agree
+      return {std::move(graph)};
+    }
     ImportOptions import;
     import.graph_name = v.info.model + (variant.empty() ? "" : "_" + std::string(variant));
     import.dims = v.dims;
@@ -230,21 +270,30 @@ class OnnxLoader : public sdk::ModelLoader {
   sdk::Inputs load_inputs(std::string_view variant, const sdk::LoadOptions& options) const override {
     check(options);
     sdk::Inputs inputs;
-    for (const auto& [name, spec] : get(variant).inputs) {
+    const Variant& v = get(variant);
+    if (!v.stablehlo.empty()) {
+      const Graph& graph = program(variant).graph;
+      for (const Param* p : graph.inputs()) inputs[p->name] = input(program_input(v, graph, *p, variant), options);
+      return inputs;
+    }
+    for (const auto& [name, spec] : v.inputs) {
       if (!spec.constant) inputs[name] = input(spec, options);
     }
     return inputs;
   }
 
   std::optional<sdk::MeshConfig> mesh_config(std::string_view variant, int num_devices) const override {
-    const auto& mesh = get(variant).mesh;
+    std::optional<sdk::MeshConfig> mesh = get(variant).mesh;
+    if (!mesh && !get(variant).stablehlo.empty() && !program(variant).mesh.shape.empty()) mesh = program(variant).mesh;
     if (!mesh) return std::nullopt;
     int64_t n = 1;
     for (int64_t d : mesh->shape) n *= d;
     return n == num_devices ? mesh : std::nullopt;
   }
   std::optional<sdk::ShardSpec> shard_spec(std::string_view variant, const sdk::Model&) const override {
-    return get(variant).shard_spec;
+    const Variant& v = get(variant);
+    if (v.shard_spec || v.stablehlo.empty() || program(variant).shard_spec.empty()) return v.shard_spec;
+    return program(variant).shard_spec;  // the program's own mhlo.sharding
   }
   sdk::TrainingSpec training(std::string_view variant) const override { return get(variant).training; }
 
@@ -255,6 +304,48 @@ class OnnxLoader : public sdk::ModelLoader {
     return it->second;
   }
   std::string path(const std::string& relative) const { return (fs::path(dir_) / relative).string(); }
+
+  // A StableHLO variant's program, imported once.
+  const LoaderProgram& program(std::string_view variant) const {
+    const std::lock_guard<std::mutex> lock(programs_mutex_);
+    std::shared_ptr<const LoaderProgram>& slot = programs_[std::string(variant)];
+    if (!slot) {
+      const Variant& v = get(variant);
+      std::set<std::string> names;
+      for (const auto& [name, spec] : v.inputs) names.insert(name);
+      slot = std::make_shared<const LoaderProgram>(import_loader_program(path(v.stablehlo), names));
+    }
+    return *slot;
+  }
+  // A StableHLO program input's spec: loader.yaml's, with the program's shape
+  // (and dtype, unless given) when it gives none; an input loader.yaml does
+  // not list is random by the program's type. A shape or dtype loader.yaml
+  // gives must be the program's.
+  InputSpec program_input(const Variant& v, const Graph& graph, const Param& p, std::string_view variant) const {
+    const TensorType& t = graph.type(p.value);
+    const auto listed = v.inputs.find(p.name);
+    InputSpec s;
+    if (listed != v.inputs.end()) {
+      s = listed->second;
+    } else {
+      s.shape_from_program = true;
+      s.seed = hash_seed(std::string(variant) + "/" + p.name);
+    }
+    if (s.shape_from_program) {
+      s.shape = t.shape;
+      if (!s.dtype_given) s.dtype = t.dtype;
+      if (is_integer(s.dtype) && s.distribution == "normal") {
+        s.distribution = "uniform";
+        s.a = 0.0;
+        s.b = 2.0;
+      }
+    } else if (s.file.empty() && (s.shape != t.shape || s.dtype != t.dtype)) {
+      throw Error(path(v.stablehlo) + ": input '" + p.name + "' is " + std::string(dtype_name(t.dtype)) +
+                  shape_to_string(t.shape) + " in the program, loader.yaml gives " +
+                  std::string(dtype_name(s.dtype)) + shape_to_string(s.shape));
+    }
+    return s;
+  }
   // An input's tensor; batch_size (training, data parallel) sets every input's dim 0.
   Tensor input(const InputSpec& s, const sdk::LoadOptions& options) const {
     if (s.file.empty() && options.batch_size && !s.shape.empty()) {
@@ -278,6 +369,8 @@ class OnnxLoader : public sdk::ModelLoader {
   std::string dir_;
   std::vector<std::string> order_;
   std::map<std::string, Variant> variants_;
+  mutable std::mutex programs_mutex_;
+  mutable std::map<std::string, std::shared_ptr<const LoaderProgram>> programs_;
 };
 
 }  // namespace

@@ -36,6 +36,7 @@
 #include "runner/engine/worker_inprocess.h"
 #include "runner/engine/worker_main.h"
 #include "runner/pipeline/case_pipeline.h"
+#include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/training_steps.h"
 
 #ifndef MESHTEST_GIT_SHA
@@ -460,6 +461,37 @@ int cmd_codegen(const CommonOptions& o, const RunOptions& ro) {
             << "cmake --build " << dir << "/build\n"
             << "run:   " << dir << "/build/" << codegen::kExecutableName << " " << dir << "/" << codegen::kTensorsFile
             << " outputs.safetensors\n";
+  return 0;
+}
+
+int cmd_export(const CommonOptions& o, const RunOptions& ro) {
+  auto c = collect(o);
+  if (!c) return 2;
+  if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
+  if (c->selection.selected.size() != 1) {
+    std::cerr << "error: meshtest export writes one case, the selection has " << c->selection.selected.size()
+              << " (give one test id)\n";
+    return 2;
+  }
+  const TestCase& test_case = *c->selection.selected.front();
+  const std::filesystem::path stem =
+      std::filesystem::path(ro.compile.stablehlo_export_dir) / sanitize_test_id(test_case.id);
+  const std::string mlir = stem.string() + ".mlir";
+  std::filesystem::remove(mlir);  // what exists afterwards is this export's
+  RunOptions compile_only = ro;
+  compile_only.compile.compile_only = true;
+  const reports::CaseResult r = run_case(test_case, pipeline_options(o, compile_only));
+  if (!std::filesystem::exists(mlir)) {
+    std::cerr << "error: " << test_case.id << ": nothing exported (the case stopped in " << r.phase << ": "
+              << r.error_message << ")\n";
+    return 1;
+  }
+  std::cout << test_case.id << ": " << mlir;
+  if (!ro.compile.stablehlo_inline_weights) std::cout << " + " << stem.string() << ".safetensors";
+  std::cout << "\n";
+  if (r.phase == "compile" && !r.error_message.empty()) {
+    std::cerr << "note: the simulated compile after the export failed: " << r.error_message << "\n";
+  }
   return 0;
 }
 

@@ -77,5 +77,10 @@ int cmd_run(const CommonOptions& common, const RunOptions& run, ForkServer* serv
 // `codegen ID --out DIR`: runs the one selected case in this process and
 // writes its compiled device program as C++ (run.codegen.out_dir).
 int cmd_codegen(const CommonOptions& common, const RunOptions& run);
+// `export ID --format stablehlo --out DIR [--inline-weights] [--composites]`:
+// compiles the one selected case in this process (no execution) and writes
+// the graph it compiles as StableHLO: DIR/<case folder>.mlir (+ .safetensors)
+// (runner/pipeline/stablehlo_stage.h; run.compile.stablehlo_export_dir).
+int cmd_export(const CommonOptions& common, const RunOptions& run);
 
 }  // namespace meshtest::runner

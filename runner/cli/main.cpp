@@ -251,14 +251,34 @@ int main(int argc, char** argv) {
   mutate->add_option("--db", mutate_opts.db, "SQLite results database every run is stored in")->capture_default_str();
   mutate->add_option("--mutants", mutate_opts.mutants, "Only these mutants (comma-separated ids)")->delimiter(',');
   mutate->add_option("--kill-matrix", mutate_opts.kill_matrix_json, "Write the kill matrix as JSON to this file");
+  CommonOptions export_common;
+  RunOptions export_opts;
+  std::string export_format;
+  auto* export_cmd = app.add_subcommand(
+      "export",
+      "Write one case's graph (the one it compiles: inference, training's joint graph, an LLM phase) in another "
+      "format: --format stablehlo gives DIR/<case folder>.mlir (StableHLO text, shard specs as mhlo.sharding) and "
+      "DIR/<case folder>.safetensors (its weights, @main's arguments after the inputs)");
+  add_selection_options(export_cmd, export_common);
+  export_cmd->add_option("--format", export_format, "Output format")->required()->check(CLI::IsMember({"stablehlo"}));
+  export_cmd->add_option("--out", export_opts.compile.stablehlo_export_dir, "Output folder")->required();
+  export_cmd->add_flag("--inline-weights", export_opts.compile.stablehlo_inline_weights,
+                       "Weights as stablehlo.constant in the module (no .safetensors)");
+  export_cmd->add_flag("--composites", export_opts.compile.stablehlo_composites,
+                       "Fused ops (gelu, layer_norm, rms_norm, sdpa) as tt-xla's stablehlo.composite ops");
   CommonOptions ops_common;
   meshtest::runner::OpsOptions ops_opts;
   auto* ops = app.add_subcommand(
       "ops",
-      "Op-by-op sweep: the ops of IR files or folders (--serialize dumps), or of the selected cases' models, "
-      "de-duplicated by op, shapes, dtype and attributes, each compiled and run alone against the CPU reference; "
-      "prints and stores the table, saves failing ops as IR text");
+      "Op-by-op sweep: the ops of IR files or folders, or of the selected cases' models, de-duplicated by op, "
+      "shapes, dtype and attributes, each compiled and run alone against the CPU reference; prints and stores the "
+      "table and where each op was seen, saves failing ops as IR text. Folders are searched for *.mtir (of a "
+      "--serialize dump, its NN-frontend.mtir stage) and StableHLO *.mlir (every op of every function, e.g. "
+      "tt-xla --dump-irs' irs/shlo_*.mlir)");
   add_selection_options(ops, ops_common);  // a positional that names a file or folder is an IR path
+  ops->get_option("ids")->description(
+      "Test ids, or IR files and folders to sweep: *.mtir (meshtest IR) and *.mlir (StableHLO), folders searched "
+      "recursively");
   ops->add_option("--only", ops_opts.only, "Only these ops (names, comma-separated)")->delimiter(',');
   ops->add_option("--skip", ops_opts.skip, "Not these ops (names, comma-separated)")->delimiter(',');
   ops->add_flag("--compile-only", ops_opts.compile_only, "Compile each op; run nothing");
@@ -308,6 +328,7 @@ int main(int argc, char** argv) {
       return meshtest::runner::cmd_run(run_common, run_opts, server.get());
     }
     if (*codegen) return meshtest::runner::cmd_codegen(codegen_common, codegen_opts);
+    if (*export_cmd) return meshtest::runner::cmd_export(export_common, export_opts);
     if (*mutate) {
       mutate_opts.run_args = mutate->remaining();
       return meshtest::runner::cmd_mutate(mutate_opts);

@@ -1,9 +1,11 @@
-// The op-by-op sweep: single-op graphs out of IR dumps or models, de-duplicated,
-// each compiled, run and compared alone; the table and the failing ops saved.
+// The op-by-op sweep: single-op graphs out of IR dumps, StableHLO files or
+// models, de-duplicated, each compiled, run and compared alone; the table,
+// where each op was seen and the failing ops saved.
 #include "runner/cli/ops_command.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +23,8 @@
 #include "core/rng.h"
 #include "core/safetensors.h"
 #include "frontends/mtir/mtir_frontend.h"
+#include "runner/cli/ops_stablehlo.h"
+#include "runner/cli/ops_sweep.h"
 #include "runner/pipeline/op_golden.h"
 #include "runtime/arch/arch_profile.h"
 #include "runtime/reference/reference_executor.h"
@@ -36,32 +40,30 @@ struct SourceGraph {
   Graph graph;
 };
 
-// One distinct op: kind, operand/result types and attributes.
-struct SingleOp {
-  std::string key;        // op(types){attrs} -> type: what makes two ops the same
-  std::string op;         // op name
-  std::string shapes;     // "[1,128] x [128,64] -> [1,64]"
-  std::string dtype;      // result dtype
-  Graph graph;            // the op alone
-  std::string first_seen; // "<source> op #12 matmul"
-  int count = 0;          // occurrences over all sources
+// The files a sweep reads: .mtir graphs and StableHLO files.
+struct Sources {
+  std::vector<SourceGraph> graphs;
+  std::vector<std::string> stablehlo_files;
 };
 
 struct OpRow {
   const SingleOp* op = nullptr;
-  std::string status;  // passed | failed | compile error | runtime error | golden error | compiled
+  std::string status;  // passed | failed | unsupported | compile error | runtime error | golden error | compiled
   double pcc = NAN;
   double norm_ratio = NAN;
   std::string detail;
   std::string saved;  // failing op's IR file
 };
 
-// `NN-<stage>.mtir` files of a --serialize dump: only the frontend stage is a
-// model's graph as loaded (the later stages are the compiler's work).
+// The files of a folder the sweep reads: `.mtir` and StableHLO `.mlir`. Of
+// a --serialize dump's `NN-<stage>.mtir` files only the frontend stage is a
+// model's graph as loaded (the later stages are the compiler's work), and its
+// `frontend.stablehlo.mlir` is that same graph again.
 bool wanted_ir_file(const fs::path& file) {
   static const std::regex stage(R"(\d\d-.*\.mtir)");
   static const std::regex frontend_stage(R"(\d\d-frontend\.mtir)");
   const std::string name = file.filename().string();
+  if (is_stablehlo_file(file)) return name != "frontend.stablehlo.mlir";
   if (file.extension() != ".mtir") return false;
   return !std::regex_match(name, stage) || std::regex_match(name, frontend_stage);
 }
@@ -74,7 +76,7 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-std::vector<SourceGraph> graphs_from_paths(const std::vector<std::string>& paths) {
+Sources sources_from_paths(const std::vector<std::string>& paths) {
   std::vector<fs::path> files;
   for (const std::string& p : paths) {
     if (fs::is_directory(p)) {
@@ -88,8 +90,14 @@ std::vector<SourceGraph> graphs_from_paths(const std::vector<std::string>& paths
     }
   }
   std::sort(files.begin(), files.end());
-  std::vector<SourceGraph> out;
-  for (const fs::path& f : files) out.push_back({f.string(), parse_graph(read_text(f), f.string())});
+  Sources out;
+  for (const fs::path& f : files) {
+    if (is_stablehlo_file(f)) {
+      out.stablehlo_files.push_back(f.string());
+    } else {
+      out.graphs.push_back({f.string(), parse_graph(read_text(f), f.string())});
+    }
+  }
   return out;
 }
 
@@ -150,17 +158,13 @@ Graph single_op_graph(const Graph& g, size_t index) {
   return out;
 }
 
-std::vector<SingleOp> distinct_ops(const std::vector<SourceGraph>& graphs, const OpsOptions& o) {
-  std::vector<SingleOp> ops;
-  std::map<std::string, size_t> by_key;
-  auto listed = [](const std::vector<std::string>& names, const std::string& name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
-  };
+// The ops of meshtest graphs added to `ops`.
+void add_graph_ops(const std::vector<SourceGraph>& graphs, const OpsOptions& o, OpSet& ops) {
   for (const SourceGraph& s : graphs) {
     for (size_t i = 0; i < s.graph.ops.size(); ++i) {
       const Op& op = s.graph.ops[i];
       const std::string name(op_name(op.kind));
-      if ((!o.only.empty() && !listed(o.only, name)) || listed(o.skip, name)) continue;
+      if (!op_selected(o, name)) continue;
       std::vector<TensorType> in;
       std::string typed;
       for (ValueId v : op.inputs) {
@@ -169,16 +173,16 @@ std::vector<SingleOp> distinct_ops(const std::vector<SourceGraph>& graphs, const
       }
       const TensorType& result = s.graph.type(op.output);
       const std::string key = name + "(" + typed + ")" + print_attrs(op.attrs) + "->" + type_to_string(result);
-      const auto [it, added] = by_key.emplace(key, ops.size());
-      if (added) {
-        ops.push_back({key, name, types_text(in) + " -> " + shape_to_string(result.shape),
-                       std::string(dtype_name(result.dtype)), single_op_graph(s.graph, i),
-                       s.source + " " + describe_op(s.graph, i), 0});
-      }
-      ++ops[it->second].count;
+      ops.add(key, s.source + " " + describe_op(s.graph, i), [&] {
+        SingleOp single;
+        single.op = name;
+        single.shapes = types_text(in) + " -> " + shape_to_string(result.shape);
+        single.dtype = std::string(dtype_name(result.dtype));
+        single.graph = single_op_graph(s.graph, i);
+        return single;
+      });
     }
   }
-  return ops;
 }
 
 // Float inputs as the device holds them (bf16), so that the reference and the
@@ -195,6 +199,11 @@ OpRow run_op(backend::Backend& device, const SingleOp& op, const std::map<std::s
              bool compile_only) {
   OpRow row;
   row.op = &op;
+  if (!op.unsupported.empty()) {
+    row.status = "unsupported";
+    row.detail = op.unsupported;
+    return row;
+  }
   Graph graph = op.graph;
   std::unique_ptr<backend::Executable> exe;
   try {
@@ -229,22 +238,33 @@ OpRow run_op(backend::Backend& device, const SingleOp& op, const std::map<std::s
   comparators::ComparisonConfig config;
   config.required_pcc = kDefaultOpRequiredPcc;
   config.scale_tolerance = kDefaultOpScaleTolerance;
-  const comparators::OutputMetrics m = comparators::compare_tensors("out", result.at(0), golden.at(0), config);
-  row.pcc = m.pcc;
-  row.norm_ratio = m.norm_ratio;
-  row.status = m.passed ? "passed" : "failed";
-  row.detail = m.failure;
+  // Every output (a StableHLO op may have several); the row shows the first
+  // that failed, else the first.
+  std::vector<comparators::OutputMetrics> compared;
+  for (size_t i = 0; i < graph.outputs.size() && i < result.size() && i < golden.size(); ++i)
+    compared.push_back(comparators::compare_tensors(graph.outputs[i].name, result[i], golden[i], config));
+  row.status = "passed";
+  auto shown = std::find_if(compared.begin(), compared.end(), [](const auto& m) { return !m.passed; });
+  if (shown == compared.end()) shown = compared.begin();
+  if (shown != compared.end()) {
+    row.pcc = shown->pcc;
+    row.norm_ratio = shown->norm_ratio;
+    row.status = shown->passed ? "passed" : "failed";
+    row.detail = shown->failure;
+  }
   return row;
 }
 
 // A failing op as IR text (and its inputs beside it) under DIR/failing/.
 std::string save_failing(const fs::path& dir, const OpRow& row, const std::map<std::string, Tensor>& inputs, int n) {
   fs::create_directories(dir / "failing");
+  std::string op = row.op->op;  // "stablehlo.add" -> "stablehlo_add": one word, as a case folder needs
+  std::replace_if(op.begin(), op.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
   char stem[96];
-  std::snprintf(stem, sizeof stem, "%s_%03d", row.op->op.c_str(), n);
+  std::snprintf(stem, sizeof stem, "%s_%03d", op.c_str(), n);
   const fs::path ir = dir / "failing" / (std::string(stem) + ".mtir");
   std::ofstream(ir) << "// meshtest ops: " << row.status << " (" << row.detail << ")\n// first seen: "
-                    << row.op->first_seen << "\n"
+                    << row.op->seen.front() << "\n"
                     << print_graph(row.op->graph);
   write_safetensors((dir / "failing" / (std::string(stem) + ".safetensors")).string(), inputs);
   return ir.string();
@@ -272,7 +292,32 @@ std::string table_text(const std::vector<OpRow>& rows) {
   for (const OpRow& r : rows) {
     out += pad(r.op->op, op_w) + "  " + pad(r.op->shapes, shapes_w) + "  " + pad(r.op->dtype, 6) + "  " +
            pad(r.status, 13) + "  " + pad(figure(r.pcc, "%.6f"), 9) + "  " + pad(figure(r.norm_ratio, "%.4f"), 7) +
-           "  " + std::to_string(r.op->count) + "\n";
+           "  " + std::to_string(r.op->seen.size()) + "\n";
+  }
+  return out;
+}
+
+// How far the op got: the last step that succeeded (parsed, imported,
+// compiled, executed, compared).
+std::string stage_reached(const std::string& status) {
+  if (status == "unsupported") return "parsed";
+  if (status == "compile error") return "imported";
+  if (status == "failed") return "executed";
+  if (status == "passed") return "compared";
+  return "compiled";  // compiled (--compile-only), golden error, runtime error
+}
+
+// Where each op was seen; at most `limit` places per op (0: all).
+std::string provenance_text(const std::vector<OpRow>& rows, size_t limit, const std::string& full_list) {
+  std::string out;
+  for (const OpRow& r : rows) {
+    const std::vector<std::string>& seen = r.op->seen;
+    const std::string why = r.status == "passed" || r.detail.empty() ? "" : ": " + r.detail;
+    out += r.op->op + " " + r.op->shapes + " " + r.op->dtype + " (" + r.status + why + "; seen " +
+           std::to_string(seen.size()) + "x):\n";
+    const size_t shown = limit == 0 ? seen.size() : std::min(limit, seen.size());
+    for (size_t i = 0; i < shown; ++i) out += "  " + seen[i] + "\n";
+    if (shown < seen.size()) out += "  ... " + std::to_string(seen.size() - shown) + " more in " + full_list + "\n";
   }
   return out;
 }
@@ -280,8 +325,14 @@ std::string table_text(const std::vector<OpRow>& rows) {
 std::string rows_jsonl(const std::vector<OpRow>& rows) {
   std::string out;
   for (const OpRow& r : rows) {
-    nlohmann::json j{{"op", r.op->op},         {"shapes", r.op->shapes}, {"dtype", r.op->dtype},
-                     {"status", r.status},     {"count", r.op->count},   {"first_seen", r.op->first_seen},
+    nlohmann::json j{{"op", r.op->op},
+                     {"shapes", r.op->shapes},
+                     {"dtype", r.op->dtype},
+                     {"status", r.status},
+                     {"stage", stage_reached(r.status)},
+                     {"count", r.op->seen.size()},
+                     {"first_seen", r.op->seen.front()},
+                     {"seen", r.op->seen},
                      {"key", r.op->key}};
     if (std::isfinite(r.pcc)) j["pcc"] = r.pcc;
     if (std::isfinite(r.norm_ratio)) j["norm_ratio"] = r.norm_ratio;
@@ -294,6 +345,16 @@ std::string rows_jsonl(const std::vector<OpRow>& rows) {
 
 }  // namespace
 
+bool op_selected(const OpsOptions& options, const std::string& name) {
+  const size_t dot = name.find('.');
+  const std::string bare = dot == std::string::npos ? name : name.substr(dot + 1);
+  auto listed = [&](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), name) != names.end() ||
+           std::find(names.begin(), names.end(), bare) != names.end();
+  };
+  return (options.only.empty() || listed(options.only)) && !listed(options.skip);
+}
+
 int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
   const auto start = std::chrono::steady_clock::now();
   // Positionals that name a file or folder are IR paths, the rest test ids.
@@ -301,10 +362,10 @@ int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
   OpsOptions o = given_options;
   common.selection.ids.clear();
   for (const std::string& arg : given.selection.ids) (fs::exists(arg) ? o.paths : common.selection.ids).push_back(arg);
-  std::vector<SourceGraph> graphs;
+  Sources sources;
   try {
     if (!o.paths.empty()) {
-      graphs = graphs_from_paths(o.paths);
+      sources = sources_from_paths(o.paths);
     } else {
       const std::unique_ptr<Collected> c = collect_cases(common, &std::cerr);
       if (!c) return 2;
@@ -312,13 +373,26 @@ int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
         std::cerr << "error: no test case matches the selection: no ops to sweep\n";
         return 5;
       }
-      graphs = graphs_from_selection(*c);
+      sources.graphs = graphs_from_selection(*c);
     }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
-  const std::vector<SingleOp> ops = distinct_ops(graphs, o);
+  OpSet op_set;
+  add_graph_ops(sources.graphs, o, op_set);
+  size_t graph_count = sources.graphs.size();
+  // A StableHLO file that does not parse is reported; the others are swept.
+  std::vector<std::string> unreadable;
+  for (const std::string& file : sources.stablehlo_files) {
+    try {
+      graph_count += add_stablehlo_ops(file, o, op_set);
+    } catch (const std::exception& e) {
+      unreadable.push_back(e.what());
+      std::cerr << "error: " << e.what() << "\n";
+    }
+  }
+  const std::vector<SingleOp>& ops = op_set.ops();
   const runtime::ArchProfile arch = runtime::arch_profile(common.arch);
   const std::unique_ptr<backend::Backend> device =
       backend::builtin_backends().create(std::string(backend::kDefaultBackend), {arch.chip, 1, ""});
@@ -331,25 +405,31 @@ int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
     OpRow row = run_op(*device, op, inputs, o.compile_only);
     if (row.status != "passed" && row.status != "compiled") {
       ++unexpected;
-      row.saved = save_failing(dir, row, inputs, ++failing);
+      if (op.unsupported.empty()) row.saved = save_failing(dir, row, inputs, ++failing);
     }
     rows.push_back(std::move(row));
   }
   const std::string table = table_text(rows);
   std::cout << table;
-  std::ofstream(dir / "ops.txt") << table;
+  std::ofstream table_file(dir / "ops.txt");
+  table_file << table;
+  for (const std::string& error : unreadable) table_file << "did not parse: " << error << "\n";
   std::ofstream(dir / "ops.jsonl") << rows_jsonl(rows);
+  const std::string provenance_file = (dir / "provenance.txt").string();
+  std::ofstream(provenance_file) << provenance_text(rows, 0, provenance_file);
+  if (!rows.empty()) std::cout << "\nwhere each op was seen:\n" << provenance_text(rows, 5, provenance_file);
   std::map<std::string, int> counts;
   for (const OpRow& r : rows) ++counts[r.status];
   std::string summary;
   for (const auto& [status, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + status;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << ops.size() << " distinct op(s) from " << graphs.size() << " graph(s): "
+  std::cout << ops.size() << " distinct op(s) from " << graph_count << " graph(s): "
             << (summary.empty() ? "none" : summary) << " in " << figure(seconds, "%.1f") << "s; table in "
             << (dir / "ops.txt").string();
   if (failing > 0) std::cout << ", failing ops in " << (dir / "failing").string();
+  if (!unreadable.empty()) std::cout << "; " << unreadable.size() << " file(s) did not parse";
   std::cout << "\n";
-  return unexpected > 0 ? 1 : 0;
+  return unexpected > 0 || !unreadable.empty() ? 1 : 0;
 }
 
 }  // namespace meshtest::runner

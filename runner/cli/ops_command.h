@@ -1,12 +1,15 @@
 // `meshtest ops [IR files or folders | selection]`: the op-by-op sweep. The
 // ops of `--serialize` dumps (a dump folder's `*-frontend.mtir` stage; other
-// `.mtir` files as they are) or of the selected cases' models are pulled
-// out, de-duplicated by op kind, operand and result types (shapes, dtype)
-// and attributes, and each runs alone through the compiler and the device
-// against the CPU reference, with the per-op thresholds of op-level golden
-// (runner/pipeline/op_golden.h). The table (op x shapes x dtype -> passed /
-// failed / compile error / ...) is printed and stored in DIR/ops.txt and
-// DIR/ops.jsonl; every failing single-op program is saved as IR text,
+// `.mtir` files as they are), of StableHLO files (`*.mlir`, e.g. tt-xla's
+// `--dump-irs` irs/shlo_*.mlir: every op of every function, ops_stablehlo.h)
+// or of the selected cases' models are pulled out, de-duplicated by op kind,
+// operand and result types (shapes, dtype) and attributes, and each runs
+// alone through the compiler and the device against the CPU reference, with
+// the per-op thresholds of op-level golden (runner/pipeline/op_golden.h).
+// The table (op x shapes x dtype -> passed / failed / unsupported / compile
+// error / ...) is printed and stored in DIR/ops.txt and DIR/ops.jsonl (with
+// the stage each op reached and every place it was seen), the places also in
+// DIR/provenance.txt; every failing single-op program is saved as IR text,
 // DIR/failing/<op>_<n>.mtir, with its inputs in <op>_<n>.safetensors beside
 // it, so it drops into a models root as an op test (frontends/mtir).
 #pragma once
@@ -27,8 +30,8 @@ struct OpsOptions {
 };
 
 // 0 when every op passed (compiled, with --compile-only), 1 when one did
-// not, 2 for a usage error or an IR file that does not parse, 5 for an
-// empty selection.
+// not or a StableHLO file does not parse, 2 for a usage error or a .mtir file
+// that does not parse, 5 for an empty selection.
 int cmd_ops(const CommonOptions& common, const OpsOptions& options);
 
 }  // namespace meshtest::runner

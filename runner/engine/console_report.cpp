@@ -62,6 +62,12 @@ void print_routing_line(std::ostream& out, const CaseResult& r) {
       << " top-k choices where its own differed\n";
 }
 
+// What to do about an xfail that passed (strict: unexpected, exit 1): the
+// expectation is stale, and `promote` writes the test_config edit.
+const char* const kPromoteHint =
+    "`meshtest promote` turns passing runs into the test_config edit (--runs N: passed in each of the last N runs, "
+    "default 3; --write applies it)";
+
 const char* const kRed = "31";
 const char* const kGreen = "32";
 const char* const kYellow = "33";
@@ -139,6 +145,9 @@ void print_case_line(std::ostream& out, const CaseResult& r, const ConsoleStyle&
     if (r.failure_kind != reports::FailureKind::None) out << " (" << reports::failure_kind_name(r.failure_kind) << ")";
     out << ": " << r.error_message << "\n";
   }
+  if (r.outcome == Outcome::Xpassed) {
+    out << "         KNOWN_FAILURE_XFAIL in test_config, but it passed: " << kPromoteHint << "\n";
+  }
   if (!r.first_bad_op.empty()) out << "         first op past its per-op thresholds: " << r.first_bad_op << "\n";
   if (!final) out << "         rerun: attempt " << r.attempt + 1 << " follows (--reruns)\n";
   if (final && is_tolerated(r)) {
@@ -176,12 +185,15 @@ void print_summary(std::ostream& out, const std::vector<CaseResult>& results, do
   out << painted("==", bar, style) << " " << parts << " in " << time << " " << painted("==", bar, style) << "\n";
   if (unexpected > 0) {
     out << unexpected << " unexpected result(s):\n";
+    bool xpassed = false;
     for (const CaseResult& r : results) {
       if (is_unexpected(r)) {
         const std::string label = upper(reports::outcome_name(r.outcome));
         out << "  " << painted(label, label_color(label), style) << " " << r.test_id << "\n";
+        xpassed = xpassed || r.outcome == Outcome::Xpassed;
       }
     }
+    if (xpassed) out << "an XPASSED case's KNOWN_FAILURE_XFAIL is stale: " << kPromoteHint << "\n";
   }
 }
 

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/ir_text.h"
 #include "runner/pipeline/shell_command.h"
+#include "runner/pipeline/stablehlo_stage.h"
 
 namespace meshtest::runner {
 
@@ -188,6 +189,8 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   request.options.sharding = target.sharding;
   request.enable_trace = target.enable_trace;
   request.stream_weights = target.stream_weights;
+  if (!settings.stablehlo_export_dir.empty()) export_stablehlo(test_id, graph, target.sharding.get(), settings);
+  if (!sink.dir().empty()) dump_stablehlo_stage(graph, target.sharding.get(), sink.dir());
   if (dumping) {
     sink.add("frontend", print_graph(graph));
     request.dump = [&sink](std::string_view stage, const std::string& text) { sink.add(std::string(stage), text); };

@@ -29,6 +29,11 @@ struct CompileSettings {
   bool use_cache = true;                  // --no-compile-cache turns it off
   std::string cache_dir;                  // empty: compiler::CompileCache::default_dir()
   WeightStreaming stream_weights = WeightStreaming::Auto;  // --stream-weights auto|on|off
+  // `meshtest export --format stablehlo` (runner/pipeline/stablehlo_stage.h): the folder that gets
+  // <case folder>.mlir (+ .safetensors), written before the compile; how the graph is written.
+  std::string stablehlo_export_dir;
+  bool stablehlo_inline_weights = false;  // --inline-weights
+  bool stablehlo_composites = false;      // --composites
 };
 
 }  // namespace meshtest::runner

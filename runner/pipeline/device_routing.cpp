@@ -255,7 +255,7 @@ RouterVerdict compare_routers(const std::vector<RouterComparison>& routers,
 void add_routing(const DeviceRouting& routing, const comparators::ComparisonConfig& config, CaseVerdict& v) {
   const RouterVerdict routers = compare_routers(routing.routers(), config);
   for (const comparators::OutputMetrics& m : routers.metrics) {
-    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "router", m.norm_ratio});
+    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "router", m.norm_ratio, m.decided_by});
   }
   for (const RouterComparison& r : routing.routers()) {
     v.routing_rows += r.rows;

@@ -62,7 +62,7 @@ CaseVerdict InferenceSteps::compare(const LoadedCase& loaded, const std::vector<
       comparators::compare_outputs(output_names(loaded.model.graph), device, golden_, config);
   CaseVerdict v = summary_of(verdict);
   for (const comparators::OutputMetrics& m : verdict.outputs) {
-    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "output", m.norm_ratio});
+    v.outputs.push_back({m.name, m.pcc, m.atol, m.rel_l2, m.passed, "output", m.norm_ratio, m.decided_by});
   }
   if (routing_) add_routing(*routing_, config, v);
   return v;

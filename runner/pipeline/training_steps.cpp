@@ -145,7 +145,7 @@ class TrainingSteps : public RunModeSteps {
       v.message = autodiff_.message + (t.passed ? "" : "; " + t.message);
     }
     for (const comparators::TensorCheck& c : t.checks) {
-      v.outputs.push_back({c.name, c.pcc, c.atol, c.rel_l2, c.passed, c.kind, c.norm_ratio});
+      v.outputs.push_back({c.name, c.pcc, c.atol, c.rel_l2, c.passed, c.kind, c.norm_ratio, c.decided_by});
     }
     if (routing_) add_routing(*routing_, config, v);
     return v;

@@ -66,6 +66,18 @@ double gemm_flops(const DeviceProgram& program, const DeviceInstr& in) {
     case OpKind::Conv2dBackwardWeight:  // (x, dy) -> dw
       return 2.0 * static_cast<double>(numel(operand(1))) *
              static_cast<double>(numel(out) / std::max<int64_t>(1, out.shape[0]));
+    case OpKind::DotGeneral: {  // each output sums over the lhs contracting dims
+      double k = 1;
+      for (int64_t d : in.attrs.get_ints("lhs_contracting_dims", {})) {
+        k *= static_cast<double>(operand(0).shape.at(static_cast<size_t>(d)));
+      }
+      return 2.0 * static_cast<double>(numel(out)) * k;
+    }
+    case OpKind::Convolution: {  // each output takes (kernel elements / output features) MACs
+      const TensorType& w = operand(1);
+      const int64_t outputs = w.shape.at(static_cast<size_t>(in.attrs.get_int("kernel_output_feature_dimension")));
+      return 2.0 * static_cast<double>(numel(out)) * static_cast<double>(numel(w) / std::max<int64_t>(1, outputs));
+    }
     case OpKind::Sdpa: {  // q [.., S, D], k [.., Sk, D]: Q·K^T and P·V
       const TensorType& k = operand(1);
       const int64_t sk = k.shape.size() >= 2 ? k.shape[k.shape.size() - 2] : 1;

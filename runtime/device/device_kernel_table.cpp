@@ -1,6 +1,7 @@
 // The simulated chip's kernel of every op (the table it dispatches each
 // instruction through), or the reason an op has none.
 #include "runtime/device/device_kernels.h"
+#include "runtime/device/device_kernels_structural.h"
 #include "runtime/device/simulated_chip.h"
 
 namespace meshtest::runtime {
@@ -17,7 +18,7 @@ OpTable<DeviceKernel> build() {
   using K = OpKind;
   OpTable<DeviceKernel> t("device kernel");
   t.set(unary_elementwise_ops(), [](I i, In in, Tensor& out) { k::unary(i.kind, i.attrs, *in[0], out); });
-  t.set(binary_elementwise_ops(), [](I i, In in, Tensor& out) { k::binary(i.kind, *in[0], *in[1], out); });
+  t.set(binary_elementwise_ops(), [](I i, In in, Tensor& out) { k::binary(i.kind, i.attrs, *in[0], *in[1], out); });
   t.set(K::Cast, [](I, In in, Tensor& out) { k::cast(*in[0], out); });
   t.set(K::Constant, [](I i, In, Tensor& out) { k::constant(i.attrs, out); });
   t.set(K::Matmul, [](I, In in, Tensor& out) { k::matmul(*in[0], *in[1], out); });
@@ -49,6 +50,35 @@ OpTable<DeviceKernel> build() {
   t.set(K::AvgPool2dBackward, [](I i, In in, Tensor& out) { k::avg_pool2d_backward(*in[0], i.attrs, out); });
   t.set(K::EmbeddingBackward, [](I, In in, Tensor& out) { k::embedding_backward(*in[0], *in[1], out); });
   t.set(K::SliceBackward, [](I i, In in, Tensor& out) { k::slice_backward(*in[0], i.attrs, out); });
+  // StableHLO elementwise ops (53..95).
+  t.set(stablehlo_unary_ops(),
+        [](I i, In in, Tensor& out) { k::stablehlo_unary(i.kind, *in[0], out); });
+  t.set(stablehlo_binary_ops(),
+        [](I i, In in, Tensor& out) { k::stablehlo_binary(i.kind, *in[0], *in[1], out); });
+  t.set(K::Compare, [](I i, In in, Tensor& out) { k::compare(*in[0], *in[1], i.attrs, out); });
+  t.set(K::Select, [](I, In in, Tensor& out) { k::select(*in[0], *in[1], *in[2], out); });
+  t.set(K::Clamp, [](I, In in, Tensor& out) { k::clamp(*in[0], *in[1], *in[2], out); });
+  t.set(K::BitcastConvert, [](I i, In in, Tensor& out) { k::bitcast_convert(*in[0], i.attrs, out); });
+  t.set(K::ReducePrecision, [](I i, In in, Tensor& out) { k::reduce_precision(*in[0], i.attrs, out); });
+  t.set(K::Iota, [](I i, In, Tensor& out) { k::iota(i.attrs, out); });
+  // ---- StableHLO structural ops 96..110 (device_kernels_structural.h) ----
+  t.set(K::BroadcastInDim, [](I i, In in, Tensor& out) { k::broadcast_in_dim(*in[0], i.attrs, out); });
+  t.set(K::Pad, [](I i, In in, Tensor& out) { k::pad(*in[0], *in[1], i.attrs, out); });
+  t.set(K::Reverse, [](I i, In in, Tensor& out) { k::reverse(*in[0], i.attrs, out); });
+  t.set(K::DynamicSlice, [](I, In in, Tensor& out) { k::dynamic_slice(in, out); });
+  t.set(K::DynamicUpdateSlice, [](I, In in, Tensor& out) { k::dynamic_update_slice(in, out); });
+  t.set(K::Gather, [](I i, In in, Tensor& out) { k::gather(*in[0], *in[1], i.attrs, out); });
+  t.set(K::Scatter, [](I i, In in, Tensor& out) { k::scatter(*in[0], *in[1], *in[2], i.attrs, out); });
+  t.set(K::DotGeneral, [](I i, In in, Tensor& out) { k::dot_general(*in[0], *in[1], i.attrs, out); });
+  t.set(K::Convolution, [](I i, In in, Tensor& out) { k::convolution(*in[0], *in[1], i.attrs, out); });
+  t.set(K::Reduce, [](I i, In in, Tensor& out) { k::reduce_combine(*in[0], *in[1], i.attrs, out); });
+  t.set(K::ReduceArg, [](I i, In in, Tensor& out) { k::reduce_arg(*in[0], i.attrs, out); });
+  t.set(K::ReduceWindow, [](I i, In in, Tensor& out) { k::reduce_window(*in[0], *in[1], i.attrs, out); });
+  t.set(K::SelectAndScatter,
+        [](I i, In in, Tensor& out) { k::select_and_scatter(*in[0], *in[1], *in[2], i.attrs, out); });
+  t.set(K::SortPermutation, [](I i, In in, Tensor& out) { k::sort_permutation(in, i.attrs, out); });
+  t.set(K::TakeAlongAxis, [](I i, In in, Tensor& out) { k::take_along_axis(*in[0], *in[1], i.attrs, out); });
+  // ---- end of StableHLO structural ops ----
   t.none({K::AllGather, K::ReduceScatter, K::AllReduce, K::AllToAll, K::ShardSlice},
          "collectives are performed by the mesh runtime between steps (runtime/mesh/collectives.cpp)");
   return t;

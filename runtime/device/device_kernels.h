@@ -1,7 +1,6 @@
 // Device kernels of the simulated chip (private to runtime/device/).
 // Float tensors are bf16 (uint16_t storage); math happens in f32 and every
-// result is rounded once to bf16. Integer tensors (ids, shapes) keep their
-// dtype. Outputs are preallocated by the chip with the output buffer's type:
+// result is rounded once to bf16. Integer tensors keep their dtype. Outputs are preallocated by the chip with the output buffer's type:
 // zeroed, except for the kernels that writes_every_element lists
 // (simulated_chip.h), which must write every element themselves.
 // This code shares nothing with runtime/reference on purpose: a device bug
@@ -49,8 +48,27 @@ void require_bf16(const Tensor& t, const char* what);
 // ---- device_kernels_elementwise.cpp ----
 void unary(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out);
 void binary(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out);
+// `attrs`: div's integer_division ("floor", the default, or "truncate").
+void binary(OpKind kind, const Attrs& attrs, const Tensor& a, const Tensor& b, Tensor& out);
+// StableHLO convert semantics (core/dtype_convert.h) between the buffers' dtypes.
 void cast(const Tensor& x, Tensor& out);
 void constant(const Attrs& attrs, Tensor& out);
+
+// ---- device_kernels_stablehlo.cpp: the StableHLO elementwise ops ----
+// abs, sign, floor .. tan, not, popcnt, clz, is_finite, sinh .. digamma.
+void stablehlo_unary(OpKind kind, const Tensor& x, Tensor& out);
+// minimum, power, remainder, atan2, and/or/xor, the shifts, next_after.
+void stablehlo_binary(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out);
+// add, sub, mul, div, maximum on integers (not bool), wrapping; division floors
+// (a zero divisor is an error) or truncates as StableHLO divide.
+void integer_arithmetic(OpKind kind, bool truncating_division, const Tensor& a, const Tensor& b, Tensor& out);
+void integer_neg(const Tensor& x, Tensor& out);  // wraps: -INT_MIN = INT_MIN
+void compare(const Tensor& a, const Tensor& b, const Attrs& attrs, Tensor& out);
+void select(const Tensor& pred, const Tensor& on_true, const Tensor& on_false, Tensor& out);
+void clamp(const Tensor& lo, const Tensor& x, const Tensor& hi, Tensor& out);
+void bitcast_convert(const Tensor& x, const Attrs& attrs, Tensor& out);
+void reduce_precision(const Tensor& x, const Attrs& attrs, Tensor& out);
+void iota(const Attrs& attrs, Tensor& out);
 
 // ---- device_kernels_dnnl.cpp (oneDNN, bf16 operands, f32 accumulation) ----
 void matmul(const Tensor& a, const Tensor& b, Tensor& out);

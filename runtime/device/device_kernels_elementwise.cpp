@@ -1,12 +1,14 @@
 // Device elementwise kernels: unary math, broadcasting binary ops, cast and
-// constant. bf16 in, f32 math, bf16 out; integer binary ops in int64
-// (division floors, as python's //).
+// constant. bf16 in, f32 math, bf16 out; integer binary ops in their own type,
+// wrapping (device_kernels_stablehlo.cpp: division floors, as python's //, or
+// truncates as StableHLO's).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
 
+#include "core/dtype_convert.h"
 #include "core/error.h"
 #include "core/simd.h"
 #include "runtime/device/device_kernels.h"
@@ -85,8 +87,6 @@ BroadcastLoop plan_broadcast(const Shape& a, const Shape& b, const Shape& out) {
 }
 
 float to_compute(uint16_t v) { return load_bf16(v); }
-int64_t to_compute(int32_t v) { return v; }
-int64_t to_compute(int64_t v) { return v; }
 int64_t to_compute(uint8_t v) { return v; }
 template <class T>
 T from_compute(float v);
@@ -224,49 +224,23 @@ void binary_typed(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out) {
   }
 }
 
-// Element i of `t` as int64 (integers) or f32 (bf16).
-double read_value(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::BF16:
-      return load_bf16(t.data<uint16_t>()[i]);
-    case DType::I32:
-      return t.data<int32_t>()[i];
-    case DType::I64:
-      return static_cast<double>(t.data<int64_t>()[i]);
-    case DType::Bool:
-      return t.data<uint8_t>()[i] != 0 ? 1.0 : 0.0;
-    default:
-      break;
+// Elements [begin, end) of `x` converted into `out`'s dtype with StableHLO
+// convert semantics (core/dtype_convert.h); a bf16 result is rounded by
+// store_bf16 from f32, so the bf16_truncation mutant reaches casts too.
+void convert_range(const Tensor& x, Tensor& out, int64_t begin, int64_t end) {
+  const auto* src = static_cast<const uint8_t*>(x.raw_data()) + static_cast<size_t>(begin) * dtype_size(x.dtype());
+  if (out.dtype() != DType::BF16) {
+    auto* dst = static_cast<uint8_t*>(out.raw_data()) + static_cast<size_t>(begin) * dtype_size(out.dtype());
+    convert_elements(x.dtype(), src, out.dtype(), dst, end - begin);
+    return;
   }
-  throw RuntimeError("device tensors of dtype " + std::string(dtype_name(t.dtype())) + " are not supported here");
-}
-
-template <class I>
-I saturate(double v) {
-  if (std::isnan(v)) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(v);
-}
-
-void write_value(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DType::BF16:
-      t.data<uint16_t>()[i] = store_bf16(static_cast<float>(v));
-      return;
-    case DType::I32:
-      t.data<int32_t>()[i] = saturate<int32_t>(v);
-      return;
-    case DType::I64:
-      t.data<int64_t>()[i] = saturate<int64_t>(v);
-      return;
-    case DType::Bool:
-      t.data<uint8_t>()[i] = v != 0.0;
-      return;
-    default:
-      break;
+  uint16_t* o = out.data<uint16_t>() + begin;
+  float block[kBf16Block];
+  for (int64_t j0 = 0; j0 < end - begin; j0 += kBf16Block) {
+    const int64_t m = std::min(kBf16Block, end - begin - j0);
+    convert_elements(x.dtype(), src + static_cast<size_t>(j0) * dtype_size(x.dtype()), DType::F32, block, m);
+    for (int64_t j = 0; j < m; ++j) o[j0 + j] = store_bf16(block[j]);
   }
-  throw RuntimeError("device tensors of dtype " + std::string(dtype_name(t.dtype())) + " are not supported here");
 }
 
 }  // namespace
@@ -278,6 +252,7 @@ void require_bf16(const Tensor& t, const char* what) {
 }
 
 void unary(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
+  if (kind == OpKind::Neg && is_integer(x.dtype()) && x.dtype() != DType::Bool) return integer_neg(x, out);
   require_bf16(x, "operand");
   require_bf16(out, "result");
   switch (kind) {
@@ -329,21 +304,21 @@ void unary(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
   throw RuntimeError("not a unary op: " + std::string(op_name(kind)));
 }
 
-void binary(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out) {
+void binary(OpKind kind, const Tensor& a, const Tensor& b, Tensor& out) { binary(kind, Attrs(), a, b, out); }
+
+void binary(OpKind kind, const Attrs& attrs, const Tensor& a, const Tensor& b, Tensor& out) {
   if (a.dtype() != out.dtype() || b.dtype() != out.dtype()) {
     throw RuntimeError("operand dtypes " + std::string(dtype_name(a.dtype())) + ", " +
                        std::string(dtype_name(b.dtype())) + " do not match result " +
                        std::string(dtype_name(out.dtype())));
   }
+  if (is_integer(out.dtype()) && out.dtype() != DType::Bool) {
+    integer_arithmetic(kind, attrs.get_string("integer_division", "floor") == "truncate", a, b, out);
+    return;
+  }
   switch (out.dtype()) {
     case DType::BF16:
       binary_typed<uint16_t>(kind, a, b, out);
-      return;
-    case DType::I32:
-      binary_typed<int32_t>(kind, a, b, out);
-      return;
-    case DType::I64:
-      binary_typed<int64_t>(kind, a, b, out);
       return;
     case DType::Bool:
       binary_typed<uint8_t>(kind, a, b, out);
@@ -359,18 +334,18 @@ void cast(const Tensor& x, Tensor& out) {
     if (x.nbytes() > 0) std::memcpy(out.raw_data(), x.raw_data(), x.nbytes());
     return;
   }
-  parallel_ranges(x.numel(), kGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) write_value(out, i, read_value(x, i));
-  });
+  parallel_ranges(x.numel(), kGrain, [&](int64_t begin, int64_t end) { convert_range(x, out, begin, end); });
 }
 
 void constant(const Attrs& attrs, Tensor& out) {
-  const double value = attrs.get_float("value");
   if (out.numel() == 0) return;
-  write_value(out, 0, value);
+  Tensor value(DType::F64, {});
+  value.data<double>()[0] = attrs.get_float("value");
+  Tensor one(out.dtype(), {});
+  convert_range(value, one, 0, 1);
   const size_t size = out.nbytes() / static_cast<size_t>(out.numel());
   auto* base = static_cast<uint8_t*>(out.raw_data());
-  for (int64_t i = 1; i < out.numel(); ++i) std::memcpy(base + static_cast<size_t>(i) * size, base, size);
+  for (int64_t i = 0; i < out.numel(); ++i) std::memcpy(base + static_cast<size_t>(i) * size, one.raw_data(), size);
 }
 
 }  // namespace meshtest::runtime::device_kernels

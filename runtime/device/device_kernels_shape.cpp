@@ -53,11 +53,13 @@ void transpose(const Tensor& x, const Attrs& attrs, Tensor& out) {
   std::vector<int64_t> by_out(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) by_out[i] = strides[static_cast<size_t>(normalize_axis(perm[i], x.rank()))];
   switch (element_size(x)) {
-    case 1:
-      transpose_typed(x.data<uint8_t>(), out.data<uint8_t>(), out.shape(), by_out);
+    case 1:  // by size, not dtype: bool, i8, u8 alike
+      transpose_typed(static_cast<const uint8_t*>(x.raw_data()), static_cast<uint8_t*>(out.raw_data()), out.shape(),
+                      by_out);
       return;
-    case 2:
-      transpose_typed(x.data<uint16_t>(), out.data<uint16_t>(), out.shape(), by_out);
+    case 2:  // bf16, i16, u16 alike
+      transpose_typed(static_cast<const uint16_t*>(x.raw_data()), static_cast<uint16_t*>(out.raw_data()), out.shape(),
+                      by_out);
       return;
     case 4:
       transpose_typed(static_cast<const uint32_t*>(x.raw_data()), static_cast<uint32_t*>(out.raw_data()), out.shape(),

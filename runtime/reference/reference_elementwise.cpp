@@ -1,8 +1,12 @@
-// Reference elementwise kernels: unary math in f32, binary ops with numpy
-// broadcasting (one strided iterator for all of them), cast and constant.
+// Reference elementwise kernels: unary math in f32 (f64 in f64; neg also on
+// integers), binary ops with numpy broadcasting (one strided iterator for all
+// of them; integers wrap), cast and constant in every dtype.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
+#include "core/dtype_dispatch.h"
+#include "core/elementwise_scalar.h"
 #include "core/error.h"
 #include "runtime/reference/reference_kernels.h"
 #include "runtime/reference/reference_strided_loop.h"
@@ -11,27 +15,31 @@ namespace meshtest::runtime::reference {
 
 namespace {
 
-template <class F>
+// out[i] = f(x[i]) in the operand's own type T (float for f32, double for f64).
+template <class T, class F>
 Tensor map_unary(const Tensor& x, F f) {
-  Tensor out(DType::F32, x.shape());
-  const float* in = x.data<float>();
-  float* o = out.data<float>();
+  Tensor out(x.dtype(), x.shape());
+  const T* in = static_cast<const T*>(x.raw_data());
+  T* o = static_cast<T*>(out.raw_data());
   parallel_ranges(x.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
   });
   return out;
 }
 
-float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+template <class T>
+T sigmoid(T v) {
+  return T(1) / (T(1) + std::exp(-v));
+}
 
 // Applies f over the broadcast of a and b; T is the element type of all three.
 template <class T, class F>
 Tensor broadcast_binary(const Tensor& a, const Tensor& b, F f) {
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
   Tensor out(a.dtype(), shape);
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  T* po = out.data<T>();
+  const T* pa = static_cast<const T*>(a.raw_data());
+  const T* pb = static_cast<const T*>(b.raw_data());
+  T* po = static_cast<T*>(out.raw_data());
   const auto plan =
       make_strided_plan<2>(shape, {broadcast_strides(a.shape(), shape), broadcast_strides(b.shape(), shape)});
   for_each_strided_run(
@@ -55,56 +63,96 @@ Tensor broadcast_binary(const Tensor& a, const Tensor& b, F f) {
   return out;
 }
 
-Tensor binary_f32(OpKind kind, const Tensor& a, const Tensor& b) {
+// Float arithmetic in the operands' own type (float: f32 and every float
+// dtype held as f32; double: f64).
+template <class T>
+Tensor binary_float(OpKind kind, const Tensor& a, const Tensor& b) {
   switch (kind) {
     case OpKind::Add:
-      return broadcast_binary<float>(a, b, [](float x, float y) { return x + y; });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return x + y; });
     case OpKind::Sub:
-      return broadcast_binary<float>(a, b, [](float x, float y) { return x - y; });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return x - y; });
     case OpKind::Mul:
-      return broadcast_binary<float>(a, b, [](float x, float y) { return x * y; });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return x * y; });
     case OpKind::Div:
-      return broadcast_binary<float>(a, b, [](float x, float y) { return x / y; });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return x / y; });
     case OpKind::Maximum:
-      // NaN propagates, as in torch.maximum.
-      return broadcast_binary<float>(a, b, [](float x, float y) {
-        if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<float>::quiet_NaN();
-        return x > y ? x : y;
-      });
+      // NaN propagates, as in torch.maximum; -0 < +0 (IEEE maximum).
+      return broadcast_binary<T>(a, b, [](T x, T y) { return scalar::float_max(x, y); });
     default:
       break;
   }
   throw RuntimeError("not a binary op");
 }
 
-// Integer arithmetic in the operands' own type; division is floor division
-// (python //) and dividing by zero is an error.
+// Integer arithmetic in the operands' own type, wrapping. Division floors
+// (python //; dividing by zero is an error) unless the op's
+// integer_division is "truncate" (StableHLO: toward zero, x / 0 = -1).
 template <class T>
-Tensor binary_int(OpKind kind, const Tensor& a, const Tensor& b) {
+Tensor binary_int(OpKind kind, const Tensor& a, const Tensor& b, bool truncating_division) {
   switch (kind) {
     case OpKind::Add:
-      return broadcast_binary<T>(a, b, [](T x, T y) { return static_cast<T>(x + y); });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return scalar::wrap_add(x, y); });
     case OpKind::Sub:
-      return broadcast_binary<T>(a, b, [](T x, T y) { return static_cast<T>(x - y); });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return scalar::wrap_sub(x, y); });
     case OpKind::Mul:
-      return broadcast_binary<T>(a, b, [](T x, T y) { return static_cast<T>(x * y); });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return scalar::wrap_mul(x, y); });
     case OpKind::Maximum:
       return broadcast_binary<T>(a, b, [](T x, T y) { return x > y ? x : y; });
     case OpKind::Div: {
-      const T* pb = b.data<T>();
+      if (truncating_division) return broadcast_binary<T>(a, b, [](T x, T y) { return scalar::div_truncate(x, y); });
+      const T* pb = static_cast<const T*>(b.raw_data());
       for (int64_t i = 0; i < b.numel(); ++i) {
         if (pb[i] == 0) throw RuntimeError("integer division by zero");
       }
-      return broadcast_binary<T>(a, b, [](T x, T y) {
-        T q = static_cast<T>(x / y);
-        if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
-        return q;
-      });
+      return broadcast_binary<T>(a, b, [](T x, T y) { return scalar::div_floor(x, y); });
     }
     default:
       break;
   }
   throw RuntimeError("not a binary op");
+}
+
+template <class T>
+Tensor unary_float(OpKind kind, const Tensor& x, const Attrs& attrs) {
+  switch (kind) {
+    case OpKind::Relu:
+      return map_unary<T>(x, [](T v) { return v < T(0) ? T(0) : v; });  // keeps NaN
+    case OpKind::Gelu: {
+      if (attrs.get_string("approximate", "none") == "tanh") {
+        return map_unary<T>(x, [](T v) {
+          constexpr T kSqrt2OverPi = T(0.7978845608028654);
+          return T(0.5) * v * (T(1) + std::tanh(kSqrt2OverPi * (v + T(0.044715) * v * v * v)));
+        });
+      }
+      return map_unary<T>(x, [](T v) { return T(0.5) * v * (T(1) + std::erf(v * T(0.7071067811865476))); });
+    }
+    case OpKind::Tanh:
+      return map_unary<T>(x, [](T v) { return std::tanh(v); });
+    case OpKind::Exp:
+      return map_unary<T>(x, [](T v) { return std::exp(v); });
+    case OpKind::Log:
+      return map_unary<T>(x, [](T v) { return std::log(v); });
+    case OpKind::Sqrt:
+      return map_unary<T>(x, [](T v) { return std::sqrt(v); });
+    case OpKind::Rsqrt:
+      return map_unary<T>(x, [](T v) { return T(1) / std::sqrt(v); });
+    case OpKind::Neg:
+      return map_unary<T>(x, [](T v) { return -v; });
+    case OpKind::Sigmoid:
+      return map_unary<T>(x, [](T v) { return sigmoid(v); });
+    case OpKind::Silu:
+      return map_unary<T>(x, [](T v) { return v * sigmoid(v); });
+    case OpKind::Erf:
+      return map_unary<T>(x, [](T v) { return std::erf(v); });
+    case OpKind::Sin:
+      return map_unary<T>(x, [](T v) { return std::sin(v); });
+    case OpKind::Cos:
+      return map_unary<T>(x, [](T v) { return std::cos(v); });
+    default:
+      break;
+  }
+  throw RuntimeError("not a unary op");
 }
 
 }  // namespace
@@ -118,89 +166,52 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
 }
 
 Tensor unary(OpKind kind, const Tensor& x, const Attrs& attrs) {
-  require_f32(x, "operand");
-  switch (kind) {
-    case OpKind::Relu:
-      return map_unary(x, [](float v) { return v < 0.0f ? 0.0f : v; });  // keeps NaN
-    case OpKind::Gelu: {
-      if (attrs.get_string("approximate", "none") == "tanh") {
-        return map_unary(x, [](float v) {
-          constexpr float kSqrt2OverPi = 0.7978845608028654f;
-          return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
-        });
-      }
-      return map_unary(x, [](float v) { return 0.5f * v * (1.0f + std::erf(v * 0.7071067811865476f)); });
-    }
-    case OpKind::Tanh:
-      return map_unary(x, [](float v) { return std::tanh(v); });
-    case OpKind::Exp:
-      return map_unary(x, [](float v) { return std::exp(v); });
-    case OpKind::Log:
-      return map_unary(x, [](float v) { return std::log(v); });
-    case OpKind::Sqrt:
-      return map_unary(x, [](float v) { return std::sqrt(v); });
-    case OpKind::Rsqrt:
-      return map_unary(x, [](float v) { return 1.0f / std::sqrt(v); });
-    case OpKind::Neg:
-      return map_unary(x, [](float v) { return -v; });
-    case OpKind::Sigmoid:
-      return map_unary(x, [](float v) { return sigmoid(v); });
-    case OpKind::Silu:
-      return map_unary(x, [](float v) { return v * sigmoid(v); });
-    case OpKind::Erf:
-      return map_unary(x, [](float v) { return std::erf(v); });
-    case OpKind::Sin:
-      return map_unary(x, [](float v) { return std::sin(v); });
-    case OpKind::Cos:
-      return map_unary(x, [](float v) { return std::cos(v); });
-    default:
-      break;
+  if (x.dtype() == DType::F64) return unary_float<double>(kind, x, attrs);
+  if (kind == OpKind::Neg && is_integer(x.dtype()) && x.dtype() != DType::Bool) {
+    return visit_integer_dtype(x.dtype(), "neg", [&](auto tag) {
+      using S = typename decltype(tag)::storage;
+      return map_unary<S>(x, [](S v) { return scalar::wrap_neg(v); });
+    });
   }
-  throw RuntimeError("not a unary op");
+  require_f32(x, "operand");
+  return unary_float<float>(kind, x, attrs);
 }
 
-Tensor binary(OpKind kind, const Tensor& a, const Tensor& b) {
+Tensor binary(OpKind kind, const Tensor& a, const Tensor& b) { return binary(kind, a, b, Attrs()); }
+
+Tensor binary(OpKind kind, const Tensor& a, const Tensor& b, const Attrs& attrs) {
   if (a.dtype() != b.dtype()) {
     throw RuntimeError("operand dtypes differ: " + std::string(dtype_name(a.dtype())) + " vs " +
                        std::string(dtype_name(b.dtype())));
   }
-  switch (a.dtype()) {
-    case DType::F32:
-      return binary_f32(kind, a, b);
-    case DType::I32:
-      return binary_int<int32_t>(kind, a, b);
-    case DType::I64:
-      return binary_int<int64_t>(kind, a, b);
-    default:
-      break;
+  if (a.dtype() == DType::F32) return binary_float<float>(kind, a, b);
+  if (a.dtype() == DType::F64) return binary_float<double>(kind, a, b);
+  if (!is_integer(a.dtype()) || a.dtype() == DType::Bool) {
+    throw RuntimeError("operands of dtype " + std::string(dtype_name(a.dtype())) + " are not supported");
   }
-  throw RuntimeError("operands of dtype " + std::string(dtype_name(a.dtype())) + " are not supported");
+  const bool truncating = attrs.get_string("integer_division", "floor") == "truncate";
+  return visit_integer_dtype(a.dtype(), "binary op", [&](auto tag) {
+    using S = typename decltype(tag)::storage;
+    return binary_int<S>(kind, a, b, truncating);
+  });
 }
 
-Tensor cast(const Tensor& x, DType target) { return x.to(is_floating(target) ? DType::F32 : target); }
+Tensor cast(const Tensor& x, DType target) {
+  // f16 values are rounded here, once from the source (f64 -> f16 directly).
+  if (target == DType::F16) return x.to(DType::F16).to(DType::F32);
+  return x.to(held_dtype(target));
+}
 
 Tensor constant(const Attrs& attrs) {
-  const double value = attrs.get_float("value");
   const DType dtype = parse_dtype(attrs.get_string("dtype", "f32"));
   const Shape shape = attrs.get_ints("shape", {});
-  if (is_floating(dtype)) {
-    Tensor out(DType::F32, shape);
-    float* p = out.data<float>();
-    std::fill(p, p + out.numel(), static_cast<float>(value));
-    return out;
-  }
-  Tensor out(dtype, shape);
-  switch (dtype) {
-    case DType::I32:
-      std::fill(out.data<int32_t>(), out.data<int32_t>() + out.numel(), static_cast<int32_t>(value));
-      break;
-    case DType::I64:
-      std::fill(out.data<int64_t>(), out.data<int64_t>() + out.numel(), static_cast<int64_t>(value));
-      break;
-    default:
-      std::fill(out.data<uint8_t>(), out.data<uint8_t>() + out.numel(), value != 0.0 ? 1 : 0);
-      break;
-  }
+  Tensor value(DType::F64, {});
+  value.data<double>()[0] = attrs.get_float("value");
+  const Tensor one = cast(value, dtype);
+  Tensor out(one.dtype(), shape);
+  const size_t size = element_bytes(one.dtype());
+  auto* base = static_cast<uint8_t*>(out.raw_data());
+  for (int64_t i = 0; i < out.numel(); ++i) std::memcpy(base + static_cast<size_t>(i) * size, one.raw_data(), size);
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The CPU reference executor: binds inputs, materializes weights on first use
-// (widened to f32), runs ops in graph order through the reference kernels,
+// (floats widened to f32, f64 kept), runs ops in graph order through the reference kernels,
 // frees every intermediate after its last use, and wraps any failure as
 // RuntimeError("op #N name: ...").
 #include "runtime/reference/reference_executor.h"
@@ -11,13 +11,35 @@
 
 namespace meshtest::runtime {
 
+namespace reference {
+
+DType held_dtype(DType declared) {
+  if (declared == DType::F64) return DType::F64;
+  return is_floating(declared) ? DType::F32 : declared;
+}
+
+bool reads_operand_bits(OpKind kind) {
+  return kind == OpKind::BitcastConvert || kind == OpKind::ReducePrecision || kind == OpKind::NextAfter;
+}
+
+}  // namespace reference
+
 namespace {
 
-// The dtype the reference holds a value in: f32 for every floating dtype.
-DType held_dtype(DType declared) { return is_floating(declared) ? DType::F32 : declared; }
+using reference::held_dtype;
 
 // Converts a tensor to the way the reference holds a value of `declared` dtype.
 Tensor widen(const Tensor& t, DType declared) { return t.to(held_dtype(declared)); }
+
+// An op result of declared dtype f16 (computed in f32) rounded to f16 values,
+// so the next op sees what an f16 tensor holds; bf16 results too when
+// `round_bf16` (ReferenceOptions). Otherwise bf16 and bfp8_b results stay
+// unrounded f32: the golden of the device's formats.
+Tensor round_to_declared(Tensor result, DType declared, bool round_bf16 = false) {
+  const bool rounds = declared == DType::F16 || (round_bf16 && declared == DType::BF16);
+  if (!rounds || result.dtype() != DType::F32) return result;
+  return result.to(declared).to(DType::F32);
+}
 
 Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
   const OpTable<ReferenceKernel>& kernels = reference_kernels();
@@ -28,9 +50,11 @@ Tensor dispatch(const Op& op, const std::vector<Tensor>& in) {
 
 class ReferenceRun {
  public:
-  ReferenceRun(const Graph& graph, const NamedTensors& inputs, const ReferenceOpHook* hook)
+  ReferenceRun(const Graph& graph, const NamedTensors& inputs, const ReferenceOpHook* hook,
+               const ReferenceOptions& options = {})
       : graph_(graph),
         hook_(hook),
+        options_(options),
         env_(graph.values.size()),
         present_(graph.values.size(), false),
         param_of_value_(graph.values.size(), -1),
@@ -120,8 +144,9 @@ class ReferenceRun {
       std::vector<Tensor> in;
       std::vector<TensorType> types;
       in.reserve(op.inputs.size());
+      const bool exact_bits = reference::reads_operand_bits(op.kind);
       for (ValueId v : op.inputs) {
-        in.push_back(fetch(v));
+        in.push_back(exact_bits ? fetch(v).to(graph_.type(v).dtype) : fetch(v));
         types.push_back({in.back().dtype(), in.back().shape()});
       }
       // Re-check the op against the tensors actually held, so a malformed
@@ -134,6 +159,8 @@ class ReferenceRun {
                            type_to_string(declared));
       }
       Tensor result = dispatch(op, in);
+      if (exact_bits) result = widen(result, declared.dtype);
+      result = round_to_declared(std::move(result), declared.dtype, options_.round_bf16_results);
       check_held(result, declared, "kernel");
       if (hook_ && *hook_) {
         (*hook_)(index, op, in, result);
@@ -164,6 +191,7 @@ class ReferenceRun {
 
   const Graph& graph_;
   const ReferenceOpHook* hook_;
+  ReferenceOptions options_;
   std::vector<Tensor> env_;
   std::vector<bool> present_;
   std::vector<int64_t> param_of_value_;
@@ -174,9 +202,19 @@ class ReferenceRun {
 
 Tensor run_reference_op(const Op& op, const std::vector<Tensor>& operands) {
   std::vector<Tensor> in;
+  std::vector<TensorType> types;
+  bool touches_f16 = op.attrs.has("dtype") && op.attrs.get_string("dtype") == "f16";
   in.reserve(operands.size());
-  for (const Tensor& t : operands) in.push_back(widen(t, t.dtype()));
-  return dispatch(op, in);
+  for (const Tensor& t : operands) {
+    in.push_back(reference::reads_operand_bits(op.kind) ? t : widen(t, t.dtype()));
+    types.push_back({t.dtype(), t.shape()});
+    touches_f16 = touches_f16 || t.dtype() == DType::F16;
+  }
+  Tensor result = dispatch(op, in);
+  // Only an op that reads or makes f16 can have an f16 result to round.
+  if (!touches_f16 && !reference::reads_operand_bits(op.kind)) return result;
+  const DType declared = infer_type(op.kind, types, op.attrs).dtype;
+  return round_to_declared(widen(result, declared), declared);
 }
 
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs) {
@@ -185,6 +223,10 @@ std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs
 
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs, const ReferenceOpHook& hook) {
   return ReferenceRun(graph, inputs, &hook).run();
+}
+
+std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs, const ReferenceOptions& options) {
+  return ReferenceRun(graph, inputs, nullptr, options).run();
 }
 
 }  // namespace meshtest::runtime

@@ -1,4 +1,5 @@
-// The CPU reference ("golden"): executes a graph in f32 with library-backed
+// The CPU reference ("golden"): executes a graph in f32 (f64 values in f64;
+// f16 results rounded to f16 after every op) with library-backed
 // GEMM/convolution (Eigen), parallel with oneTBB. Independent of the device
 // path: it shares no kernel code with runtime/device.
 #pragma once
@@ -30,6 +31,16 @@ std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs
 using ReferenceOpHook =
     std::function<void(size_t op_index, const Op& op, const std::vector<Tensor>& operands, Tensor& result)>;
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs, const ReferenceOpHook& hook);
+
+// How the reference holds values beyond its defaults.
+struct ReferenceOptions {
+  // Round every op result declared bf16 to bf16 values, as f16 results always
+  // are: what a program whose expectations were computed in bf16 (StableHLO
+  // test data, XLA) needs. Off by default: the golden of the device's bf16
+  // keeps f32 precision.
+  bool round_bf16_results = false;
+};
+std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs, const ReferenceOptions& options);
 
 // One op alone: its reference kernel on `operands` (floating operands of any
 // float dtype widened to f32, integers as they are), as run_reference runs

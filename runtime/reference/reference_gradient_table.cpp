@@ -51,6 +51,8 @@ OpTable<ReferenceGradient> build() {
   t.none({K::Conv2dBackwardInput, K::Conv2dBackwardWeight, K::MaxPool2dBackward, K::AvgPool2dBackward,
           K::EmbeddingBackward, K::SliceBackward},
          "backward ops are made by the compiler's autodiff; the reference differentiates the forward graph itself");
+  // The ops StableHLO brought.
+  t.none(stablehlo_primitive_ops(), "StableHLO primitive: no gradient rule yet");
   return t;
 }
 

@@ -5,6 +5,10 @@
 namespace meshtest::runtime::reference {
 
 void require_f32(const Tensor& t, const char* what) {
+  if (t.dtype() == DType::F64) {
+    throw RuntimeError(std::string(what) + " of dtype f64" + shape_to_string(t.shape()) +
+                       " is not supported: this reference kernel computes in f32 only");
+  }
   if (t.dtype() != DType::F32) {
     throw RuntimeError(std::string(what) + " must be floating point, got " + std::string(dtype_name(t.dtype())) +
                        shape_to_string(t.shape()));

@@ -1,7 +1,9 @@
-// Private to runtime/reference: the f32 kernels the reference executor
-// dispatches to, and the small helpers they share. Kernels receive operands
-// already widened (floating tensors are f32, integer tensors keep their dtype)
-// and throw RuntimeError without the op prefix; the executor adds "op #N name".
+// Private to runtime/reference: the kernels the reference executor dispatches
+// to, and the small helpers they share. Kernels receive operands as the
+// reference holds them (held_dtype: f64 stays f64, other floating tensors are
+// f32, integer tensors keep their dtype; the ops of reads_operand_bits get
+// their operands in their declared dtype) and throw RuntimeError without the
+// op prefix; the executor adds "op #N name".
 #pragma once
 
 #include <tbb/blocked_range.h>
@@ -18,15 +20,41 @@
 
 namespace meshtest::runtime::reference {
 
+// ---- how the reference holds values (reference_executor.cpp) ----
+// The dtype a value of `declared` dtype is held in: f64 for f64, f32 for every
+// other float (f16 results rounded to f16 values after each op), integers and
+// bool as they are.
+DType held_dtype(DType declared);
+// Ops that read their operands' exact bits (bitcast_convert, reduce_precision,
+// next_after): the executor hands them their operands in the declared dtype
+// and widens their result to its held dtype.
+bool reads_operand_bits(OpKind kind);
+
 // ---- elementwise (reference_elementwise.cpp) ----
 Tensor unary(OpKind kind, const Tensor& x, const Attrs& attrs);
 Tensor binary(OpKind kind, const Tensor& a, const Tensor& b);
+// `attrs`: div's integer_division ("floor", the default, or "truncate").
+Tensor binary(OpKind kind, const Tensor& a, const Tensor& b, const Attrs& attrs);
 // Element strides that read `shape` broadcast to the (longer or equal) `out`
 // shape: 0 on broadcast dims.
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
-// A floating target gives f32 (the reference never rounds to bf16/bfp8_b).
+// StableHLO convert semantics (core/dtype_convert.h) into the held dtype: a
+// floating target gives f32 (f16: rounded to f16 values; the reference never
+// rounds to bf16/bfp8_b), f64 gives f64.
 Tensor cast(const Tensor& x, DType target);
 Tensor constant(const Attrs& attrs);
+
+// ---- StableHLO elementwise ops (reference_stablehlo_elementwise.cpp) ----
+// abs, sign, floor .. tan, not, popcnt, clz, is_finite, sinh .. digamma.
+Tensor stablehlo_unary(OpKind kind, const Tensor& x);
+// minimum, power, remainder, atan2, and/or/xor, the shifts, next_after.
+Tensor stablehlo_binary(OpKind kind, const Tensor& a, const Tensor& b);
+Tensor compare(const Tensor& a, const Tensor& b, const Attrs& attrs);
+Tensor select(const Tensor& pred, const Tensor& on_true, const Tensor& on_false);
+Tensor clamp(const Tensor& lo, const Tensor& x, const Tensor& hi);
+Tensor bitcast_convert(const Tensor& x, const Attrs& attrs);
+Tensor reduce_precision(const Tensor& x, const Attrs& attrs);
+Tensor iota(const Attrs& attrs);
 
 // ---- GEMM, matmul, linear, convolution (reference_linalg.cpp) ----
 // C[M,N] = A[M,K] * B, B given as [K,N] (or as [N,K] when b_transposed); all
@@ -91,7 +119,8 @@ Tensor embedding_backward(const Tensor& ids, const Tensor& dy, const Attrs& attr
 Tensor slice_backward(const Tensor& dy, const Attrs& attrs);
 
 // ---- shared helpers ----
-// Throws RuntimeError unless `t` is f32 ("<what> must be floating point").
+// Throws RuntimeError unless `t` is f32 ("<what> must be floating point"; f64:
+// "<what> of dtype f64[..] is not supported: this reference kernel computes in f32 only").
 void require_f32(const Tensor& t, const char* what);
 // Bytes of one element of an element-addressable dtype (not bfp8_b).
 size_t element_bytes(DType dtype);

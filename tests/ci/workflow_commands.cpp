@@ -2,6 +2,7 @@
 #include "tests/ci/workflow_commands.h"
 
 #include <regex>
+#include <utility>
 
 namespace meshtest::ci {
 
@@ -22,7 +23,36 @@ std::string join_continuations(const std::string& script) {
   return out;
 }
 
-std::string replace_expressions(const std::string& text, const YAML::Node& matrix) {
+// One run of a job: a value for each of its matrix keys, in the matrix's order.
+using MatrixValues = std::vector<std::pair<std::string, std::string>>;
+
+// The job's matrix runs: every combination of the listed values, or only the
+// first values; one empty run for a job without a matrix.
+std::vector<MatrixValues> matrix_runs(const YAML::Node& matrix, MatrixExpansion expansion) {
+  std::vector<MatrixValues> runs(1);
+  if (!matrix || !matrix.IsMap()) return runs;
+  for (const auto& key : matrix) {
+    if (!key.second.IsSequence() || key.second.size() == 0) continue;  // include/exclude: not read
+    const size_t count = expansion == MatrixExpansion::Every ? key.second.size() : 1;
+    std::vector<MatrixValues> grown;
+    for (const MatrixValues& run : runs) {
+      for (size_t i = 0; i < count; ++i) {
+        grown.push_back(run);
+        grown.back().emplace_back(key.first.as<std::string>(), key.second[i].as<std::string>());
+      }
+    }
+    runs = std::move(grown);
+  }
+  return runs;
+}
+
+std::string describe(const MatrixValues& values) {
+  std::string out;
+  for (const auto& [key, value] : values) out += (out.empty() ? "" : " ") + key + "=" + value;
+  return out;
+}
+
+std::string replace_expressions(const std::string& text, const MatrixValues& matrix) {
   static const std::regex expression(R"(\$\{\{\s*([^}]*?)\s*\}\})");
   std::string out;
   auto begin = std::sregex_iterator(text.begin(), text.end(), expression);
@@ -31,8 +61,8 @@ std::string replace_expressions(const std::string& text, const YAML::Node& matri
     out += text.substr(last, it->position() - last);
     const std::string expr = (*it)[1];
     std::string value = "1";
-    if (expr.rfind("matrix.", 0) == 0 && matrix && matrix[expr.substr(7)] && matrix[expr.substr(7)].IsSequence()) {
-      value = matrix[expr.substr(7)][0].as<std::string>();
+    for (const auto& [key, listed] : matrix) {
+      if (expr == "matrix." + key) value = listed;
     }
     out += value;
     last = it->position() + it->length();
@@ -112,29 +142,42 @@ ScriptsRun read_scripts_run(const std::string& script_text) {
   return out;
 }
 
-std::vector<MeshtestInvocation> meshtest_invocations(const YAML::Node& workflow, const ScriptsRun& scripts_run) {
+namespace {
+
+// The meshtest invocations of one run of a job (its steps with `values`).
+void add_invocations(const std::string& job, const YAML::Node& steps, const MatrixValues& values,
+                     const ScriptsRun& scripts_run, std::vector<MeshtestInvocation>& out) {
+  for (const auto& step : steps) {
+    if (!step["run"]) continue;
+    for (const auto& words : shell_commands(replace_expressions(step["run"].as<std::string>(), values))) {
+      const auto w = command_words(words);
+      if (w.empty()) continue;
+      MeshtestInvocation call{job, describe(values), "", {}};
+      for (const auto& word : w) call.line += (call.line.empty() ? "" : " ") + word;
+      if (is_meshtest(w[0])) {
+        call.args.assign(w.begin() + 1, w.end());
+      } else if (w[0] == "scripts/run") {
+        call.args = scripts_run.prefix;
+        const bool bare = w.size() == 1;
+        call.args.insert(call.args.end(), bare ? scripts_run.default_selection.begin() : w.begin() + 1,
+                         bare ? scripts_run.default_selection.end() : w.end());
+      } else {
+        continue;
+      }
+      out.push_back(std::move(call));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<MeshtestInvocation> meshtest_invocations(const YAML::Node& workflow, const ScriptsRun& scripts_run,
+                                                     MatrixExpansion expansion) {
   std::vector<MeshtestInvocation> out;
   for (const auto& job : workflow["jobs"]) {
     const YAML::Node matrix = job.second["strategy"] ? job.second["strategy"]["matrix"] : YAML::Node();
-    for (const auto& step : job.second["steps"]) {
-      if (!step["run"]) continue;
-      for (const auto& words : shell_commands(replace_expressions(step["run"].as<std::string>(), matrix))) {
-        const auto w = command_words(words);
-        if (w.empty()) continue;
-        MeshtestInvocation call{job.first.as<std::string>(), "", {}};
-        for (const auto& word : w) call.line += (call.line.empty() ? "" : " ") + word;
-        if (is_meshtest(w[0])) {
-          call.args.assign(w.begin() + 1, w.end());
-        } else if (w[0] == "scripts/run") {
-          call.args = scripts_run.prefix;
-          const bool bare = w.size() == 1;
-          call.args.insert(call.args.end(), bare ? scripts_run.default_selection.begin() : w.begin() + 1,
-                           bare ? scripts_run.default_selection.end() : w.end());
-        } else {
-          continue;
-        }
-        out.push_back(std::move(call));
-      }
+    for (const MatrixValues& values : matrix_runs(matrix, expansion)) {
+      add_invocations(job.first.as<std::string>(), job.second["steps"], values, scripts_run, out);
     }
   }
   return out;

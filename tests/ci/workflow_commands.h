@@ -25,12 +25,21 @@ ScriptsRun read_scripts_run(const std::string& script_text);
 
 struct MeshtestInvocation {
   std::string job;                // the job's id
+  std::string matrix;             // the job's matrix values it ran with ("arch=n150 shard=1"; "" without a matrix)
   std::string line;               // the command as written, expressions replaced
   std::vector<std::string> args;  // meshtest's arguments (scripts/run: with its prefix)
 };
 
-// Every meshtest invocation in `workflow`'s run steps. `${{ matrix.X }}` is
-// the job's first listed value of X, any other expression "1".
-std::vector<MeshtestInvocation> meshtest_invocations(const YAML::Node& workflow, const ScriptsRun& scripts_run);
+// Which values of a job's matrix the invocations are expanded over.
+enum class MatrixExpansion {
+  First,  // one invocation per command: the first listed value of every key
+  Every,  // one per combination of the keys' values (as GitHub runs the job)
+};
+
+// Every meshtest invocation in `workflow`'s run steps. `${{ matrix.X }}` is a
+// value of the job's matrix key X (a key listing values; `include`/`exclude`
+// are not read), any other expression "1".
+std::vector<MeshtestInvocation> meshtest_invocations(const YAML::Node& workflow, const ScriptsRun& scripts_run,
+                                                     MatrixExpansion expansion = MatrixExpansion::First);
 
 }  // namespace meshtest::ci

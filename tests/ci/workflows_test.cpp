@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "tests/ci/shipped_selections.h"
 #include "tests/ci/workflow_commands.h"
 #include "tests/common/run_command.h"
 
@@ -140,6 +141,49 @@ TEST(Workflows, CheckArgsParsesWithoutRunning) {
   const auto env = testing::run_command("MESHTEST_PARSE_ONLY=1 " + std::string(MESHTEST_BINARY) + " run --bogus");
   EXPECT_EQ(env.status, 2);
   EXPECT_NE(env.output.find("--bogus"), std::string::npos) << env.output;
+}
+
+const char* kMatrixWorkflow = R"(
+on: {schedule: [{cron: "0 1 * * *"}]}
+jobs:
+  shard:
+    strategy: {matrix: {arch: [n150, n300], shard: [1, 2]}}
+    runs-on: ubuntu-latest
+    steps:
+      - run: >-
+          build/meshtest run --arch ${{ matrix.arch }} -m "nightly and ${{ matrix.arch }}" --shard ${{ matrix.shard }}/2
+          --run-id n-${{ github.run_id }}-${{ matrix.arch }} --db shard.db --junitxml=j.xml
+  one:
+    runs-on: ubuntu-latest
+    steps:
+      - run: build/meshtest run -k resnet --optimizer-step sgd:0.01 --reruns 1
+)";
+
+TEST(Workflows, EveryMatrixCombinationIsAnInvocation) {
+  const YAML::Node doc = YAML::Load(kMatrixWorkflow);
+  EXPECT_EQ(meshtest_invocations(doc, scripts_run()).size(), 2u);  // first values only
+  const auto every = meshtest_invocations(doc, scripts_run(), MatrixExpansion::Every);
+  ASSERT_EQ(every.size(), 5u);
+  EXPECT_EQ(every[0].matrix, "arch=n150 shard=1");
+  EXPECT_EQ(every[3].matrix, "arch=n300 shard=2");
+  EXPECT_EQ(every[3].args[2], "n300");
+  EXPECT_EQ(every[3].args[4], "nightly and n300");
+  EXPECT_EQ(every[4].matrix, "");
+}
+
+// The shards of one arch are one selection; outputs and the shard go, -k is
+// narrowed, every other option stays.
+TEST(ShippedSelections, RestrictedToQuickCasesAndMerged) {
+  const auto calls = meshtest_invocations(YAML::Load(kMatrixWorkflow), scripts_run(), MatrixExpansion::Every);
+  const auto selections = shipped_selections({{"w.yml", calls}}, "tiny");
+  ASSERT_EQ(selections.size(), 3u);
+  EXPECT_EQ(selections[0].args,
+            (std::vector<std::string>{"run", "--arch", "n150", "-m", "nightly and n150", "-k", "tiny"}));
+  EXPECT_EQ(selections[0].sources,
+            (std::vector<std::string>{"w.yml shard arch=n150 shard=1", "w.yml shard arch=n150 shard=2"}));
+  EXPECT_EQ(selections[2].args, (std::vector<std::string>{"run", "--optimizer-step", "sgd:0.01", "--reruns", "1", "-k",
+                                                          "(resnet) and (tiny)"}));
+  EXPECT_EQ(selections[2].sources, (std::vector<std::string>{"w.yml one"}));
 }
 
 TEST(ShellCommands, QuotesContinuationsOperatorsAndComments) {

@@ -57,7 +57,7 @@ TEST_F(Cli, CollectListsTheZoo) {
 TEST_F(Cli, SmallModelsPassEndToEndAndJunitRecordsThem) {
   const fs::path junit = dir / "junit.xml";
   const Result r =
-      run_meshtest("run -k '(mlp or resnet_tiny or bert_tiny) and single_device and inference' --junitxml " +
+      run_meshtest("run -k '(mnist or resnet_tiny or bert_tiny) and single_device and inference' --junitxml " +
                    junit.string() + " " + db());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("3 passed"), std::string::npos) << r.output;

@@ -1,5 +1,6 @@
 // The op-by-op sweep through the `meshtest` binary: `meshtest ops` over IR
-// files and --serialize dumps de-duplicates ops and prints the table; with
+// files, --serialize dumps and StableHLO files de-duplicates ops and prints
+// the table (and, for StableHLO, where each op came from); with
 // one device kernel broken (MESHTEST_MUTANT) exactly that op kind fails;
 // --only / --skip / --compile-only; a failing op is saved as IR text that
 // meshtest-opt reads and that runs as an op test through `meshtest run`.
@@ -135,6 +136,111 @@ TEST_F(Ops, SavedFailingOpRunsAsAnOpTest) {
   const CommandResult honest = meshtest::testing::run_command(run);
   EXPECT_EQ(honest.status, 0) << honest.output;
   EXPECT_NE(honest.output.find("== 1 passed"), std::string::npos) << honest.output;
+}
+
+// ---- StableHLO files (*.mlir): every op of every function, with provenance ----
+// Two files sharing `stablehlo.add` (three times, in two functions), an op the
+// importer does not take (fft), a slice that the slice mutant breaks,
+// and a file that does not parse.
+constexpr const char* kShloA = R"(module @jit_a {
+  func.func public @main(%arg0: tensor<4x8xf32>, %arg1: tensor<8x3xf32>) -> tensor<4x2xf32> {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<4x8xf32>
+    %1 = stablehlo.dot_general %0, %arg1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+    %2 = stablehlo.slice %1 [0:4, 1:3] : (tensor<4x3xf32>) -> tensor<4x2xf32>
+    return %2 : tensor<4x2xf32>
+  }
+}
+)";
+constexpr const char* kShloB = R"(module @jit_b {
+  func.func public @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %0 = stablehlo.add %x, %x : tensor<4x8xf32>
+    %1 = call @helper(%0) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %2 = stablehlo.fft %1, type = FFT, length = [8] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %2 : tensor<4x8xf32>
+  }
+  func.func private @helper(%y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %cst = stablehlo.constant dense<2.0> : tensor<4x8xf32>
+    %0 = stablehlo.add %y, %cst : tensor<4x8xf32>
+    return %0 : tensor<4x8xf32>
+  }
+}
+)";
+
+class StablehloOps : public Ops {
+ protected:
+  void SetUp() override {
+    fs::create_directories(dir / "irs");
+    std::ofstream(dir / "irs" / "shlo_a.mlir") << kShloA;
+    std::ofstream(dir / "irs" / "shlo_b.mlir") << kShloB;
+  }
+  const nlohmann::json* row(const std::string& op) const {
+    rows_ = table();
+    for (const nlohmann::json& r : rows_) {
+      if (r["op"] == op) return &r;
+    }
+    return nullptr;
+  }
+  mutable std::vector<nlohmann::json> rows_;
+};
+
+TEST_F(StablehloOps, DeduplicatesAcrossFilesAndKeepsEverySite) {
+  const CommandResult r = ops((dir / "irs").string());
+  EXPECT_EQ(r.status, 1) << r.output;  // fft is unsupported
+  EXPECT_NE(r.output.find("5 distinct op(s) from 3 graph(s)"), std::string::npos) << r.output;
+  const std::string a = (dir / "irs" / "shlo_a.mlir").string(), b = (dir / "irs" / "shlo_b.mlir").string();
+  // The same add (types, no attributes) in both files and both of b's functions;
+  // the helper's add of a constant is the same op (constants are operands).
+  const nlohmann::json* add = row("stablehlo.add");
+  ASSERT_NE(add, nullptr) << r.output;
+  EXPECT_EQ((*add)["status"], "passed");
+  EXPECT_EQ((*add)["stage"], "compared");
+  EXPECT_EQ((*add)["seen"], (nlohmann::json{a + ":3:5 @main", b + ":3:5 @main", b + ":10:5 @helper"}));
+  EXPECT_EQ((*add)["count"], 3);
+  const nlohmann::json* fft = row("stablehlo.fft");
+  ASSERT_NE(fft, nullptr) << r.output;
+  EXPECT_EQ((*fft)["status"], "unsupported");
+  EXPECT_EQ((*fft)["stage"], "parsed");
+  EXPECT_EQ((*fft)["detail"], b + ":5:5: unsupported stablehlo.fft: no mapping onto meshtest ops");
+  EXPECT_EQ((*fft)["seen"], nlohmann::json{b + ":5:5 @main"});
+  EXPECT_EQ(ops_with("passed"),
+            (std::set<std::string>{"stablehlo.add", "stablehlo.dot_general", "stablehlo.slice", "func.call"}));
+  // Provenance on the console and in provenance.txt; constants and returns are no ops of their own.
+  EXPECT_NE(r.output.find("where each op was seen:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  " + b + ":10:5 @helper\n"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "out" / "provenance.txt"));
+  EXPECT_EQ(row("stablehlo.constant"), nullptr);
+  EXPECT_FALSE(fs::exists(dir / "out" / "failing"));  // an unsupported op has no graph to save
+}
+
+TEST_F(StablehloOps, ABrokenKernelFailsItsOpAndSavesIt) {
+  const CommandResult r = ops((dir / "irs").string() + " --skip fft", "slice_off_by_one");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(ops_with("failed"), std::set<std::string>{"stablehlo.slice"}) << r.output;
+  const nlohmann::json* slice = row("stablehlo.slice");
+  ASSERT_NE(slice, nullptr);
+  EXPECT_EQ((*slice)["stage"], "executed");
+  EXPECT_EQ((*slice)["seen"], nlohmann::json{(dir / "irs" / "shlo_a.mlir").string() + ":5:5 @main"});
+  EXPECT_TRUE(fs::exists(dir / "out" / "failing" / "stablehlo_slice_001.mtir")) << r.output;
+  EXPECT_NE(r.output.find("stablehlo.slice [4,3] -> [4,2] f32 (failed: "), std::string::npos) << r.output;
+}
+
+TEST_F(StablehloOps, AFileThatDoesNotParseIsReportedAndTheOthersSwept) {
+  std::ofstream(dir / "irs" / "shlo_bad.mlir") << "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                                                  "  %0 = stablehlo.add %a, : tensor<4xf32>\n";
+  const CommandResult r = ops((dir / "irs").string() + " --only add");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("error: " + (dir / "irs" / "shlo_bad.mlir").string() + ":2:"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1 passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 file(s) did not parse"), std::string::npos) << r.output;
+}
+
+TEST(OpsHelp, SaysItTakesFoldersOfMtirAndMlirFiles) {
+  const CommandResult r = meshtest::testing::run_meshtest("ops --help");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("*.mlir"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("*.mtir"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("folders"), std::string::npos) << r.output;
 }
 
 // --serialize dumps: only each case's frontend stage is read.

@@ -113,6 +113,62 @@ TEST(Checks, AtolAndAllcloseOnlyWhenEnabled) {
   EXPECT_NE(m.failure.find("1 of 4 elements"), std::string::npos);
 }
 
+// A trained 2-class classifier's probabilities: the PCC of 2 elements is
+// always +-1, so a device 0.02 off passes PCC (and the scale check, 1.4%);
+// under kMinPccElements allclose decides, and the record says so.
+TEST(SmallOutputs, TwoElementsAreJudgedByAllcloseNotPcc) {
+  const Tensor golden = t({0.69f, 0.31f});
+  const OutputMetrics off = compare_tensors("probs", t({0.71f, 0.29f}), golden, {});
+  EXPECT_NEAR(off.pcc, 1.0, 1e-12);  // what PCC alone would pass
+  EXPECT_LT(std::fabs(off.norm_ratio - 1.0), kDefaultScaleTolerance);
+  EXPECT_TRUE(off.few_elements);
+  EXPECT_FALSE(off.passed);
+  EXPECT_EQ(off.decided_by, "allclose+scale");
+  EXPECT_NE(off.failure.find("allclose(rtol=0.01, atol=0.01) fails on 2 of 2 elements (under 8 elements allclose "
+                             "judges, not PCC 1)"),
+            std::string::npos)
+      << off.failure;
+  const OutputMetrics close = compare_tensors("probs", t({0.6914f, 0.3086f}), golden, {});  // bf16-sized error
+  EXPECT_TRUE(close.passed) << close.failure;
+  EXPECT_EQ(close.decided_by, "allclose+scale");
+  // An entry that asserts atol is judged by it (and not also by allclose).
+  ComparisonConfig atol;
+  atol.assert_atol = true;
+  atol.required_atol = 0.01;
+  const OutputMetrics by_atol = compare_tensors("probs", t({0.71f, 0.29f}), golden, atol);
+  EXPECT_EQ(by_atol.decided_by, "atol+scale");
+  EXPECT_FALSE(by_atol.passed);
+  EXPECT_NE(by_atol.failure.find("max |diff|"), std::string::npos) << by_atol.failure;
+}
+
+TEST(SmallOutputs, FromEightElementsPccDecides) {
+  static_assert(kMinPccElements == 8);
+  const Tensor golden = random_normal({kMinPccElements}, 5);
+  const OutputMetrics m = compare_tensors("o", golden, golden, {});
+  EXPECT_FALSE(m.few_elements);
+  EXPECT_EQ(m.decided_by, "pcc+scale");
+  ComparisonConfig everything;
+  everything.assert_atol = everything.assert_allclose = true;
+  EXPECT_EQ(compare_tensors("o", golden, golden, everything).decided_by, "pcc+atol+allclose+scale");
+  EXPECT_EQ(compare_tensors("o", t({1, 2}), t({1, 2, 3}), {}).decided_by, "shape");
+}
+
+// A small output's PCC is recorded, not counted in the case's PCC.
+TEST(SmallOutputs, LeftOutOfTheCasePcc) {
+  const Tensor big = random_normal({64}, 6);
+  const Tensor big_device = big.to(DType::BF16).to(DType::F32);
+  // [0.5, 0.5001] against [0.5001, 0.5]: allclose, PCC -1.
+  const Verdict both = compare_outputs({"logits", "pair"}, {big_device, t({0.5f, 0.5001f})},
+                                       {big, t({0.5001f, 0.5f})}, {});
+  EXPECT_TRUE(both.passed) << both.message;
+  ASSERT_EQ(both.outputs.size(), 2u);
+  EXPECT_NEAR(both.outputs[1].pcc, -1.0, 1e-6);
+  EXPECT_DOUBLE_EQ(both.min_pcc, both.outputs[0].pcc);
+  const Verdict only_small = compare_outputs({"pair"}, {t({0.5f, 0.5001f})}, {t({0.5001f, 0.5f})}, {});
+  EXPECT_TRUE(only_small.passed);
+  EXPECT_TRUE(std::isnan(only_small.min_pcc));  // no PCC judged: "-", not a made-up 1
+}
+
 TEST(Pcc, BfloatRoundedCopyOfLargeTensorStaysAboveThreshold) {
   const Tensor golden = random_normal({1 << 20}, 7);
   const Tensor device = golden.to(DType::BF16).to(DType::F32);

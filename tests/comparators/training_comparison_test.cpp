@@ -76,6 +76,22 @@ TEST(CompareTraining, VanishingGradientsAreJudgedByMagnitudeNotPcc) {
   const TrainingVerdict wrong = compare(golden, device);
   EXPECT_FALSE(wrong.passed);
   EXPECT_EQ(wrong.message.rfind("gradient of key.bias: zero in the golden (max |g| ", 0), 0u) << wrong.message;
+  EXPECT_EQ(wrong.checks[1].decided_by, "pcc+scale");
+  EXPECT_EQ(wrong.checks[2].decided_by, "magnitude");
+}
+
+// A 2-element gradient (a 2-class head's bias) is judged by allclose: PCC
+// is +-1 for any 2 values, and a wrong one stays out of the case's PCC.
+TEST(CompareTraining, ATwoElementGradientIsJudgedByAllclose) {
+  auto golden = golden_of({"fc.weight", "fc.bias"});
+  golden.gradients[1] = Tensor::from_f32({2}, {0.8f, -0.4f});
+  TrainingTensors device = golden;
+  device.gradients[1] = Tensor::from_f32({2}, {0.85f, -0.35f});  // PCC 1, norm within 20%
+  const TrainingVerdict t = compare(golden, device);
+  EXPECT_FALSE(t.passed);
+  EXPECT_EQ(t.message.rfind("gradient of fc.bias: allclose(", 0), 0u) << t.message;
+  EXPECT_EQ(t.checks[2].decided_by, "allclose+scale");
+  EXPECT_DOUBLE_EQ(t.min_pcc, 1.0);  // the output and fc.weight
 }
 
 TEST(CompareTraining, AScaledGradientFailsAlthoughItsPccIsPerfect) {

@@ -144,6 +144,79 @@ Graph every_op_graph() {
   b.output("sliced", b.op(OpKind::ShardSlice, {x}, slice));
   const ValueId start = b.weight("vocab_start", Tensor::from_i64({1}, {16}));
   b.output("vocab_part", b.op(OpKind::EmbeddingShard, {ids, b.weight("table_part", {16, 4}, Initializer::constant(1.0)), start}));
+  // StableHLO elementwise ops (53..95): float ones on x, integer ones on ids.
+  {
+    ValueId f = x;
+    for (OpKind k : {OpKind::Abs, OpKind::Sign, OpKind::Floor, OpKind::Ceil, OpKind::RoundAfz, OpKind::RoundEven,
+                     OpKind::Expm1, OpKind::Log1p, OpKind::Cbrt, OpKind::Tan, OpKind::Sinh, OpKind::Cosh, OpKind::Asin,
+                     OpKind::Acos, OpKind::Atan, OpKind::Asinh, OpKind::Acosh, OpKind::Atanh, OpKind::Erfc,
+                     OpKind::ErfInv, OpKind::Lgamma, OpKind::Digamma}) {
+      f = b.op(k, {f});
+    }
+    for (OpKind k : {OpKind::Minimum, OpKind::Power, OpKind::Remainder, OpKind::Atan2, OpKind::NextAfter}) {
+      f = b.op(k, {f, x});
+    }
+    f = b.op(OpKind::ReducePrecision, {f}, {{"exponent_bits", int64_t{5}}, {"mantissa_bits", int64_t{10}}});
+    const ValueId finite = b.op(OpKind::IsFinite, {f});
+    f = b.op(OpKind::Select, {finite, f, x});
+    f = b.op(OpKind::Clamp, {c, f, c});
+    b.output("stablehlo float", b.op(OpKind::BitcastConvert, {f}, {{"dtype", std::string("u16")},
+                                                                    {"shape", Ints{2, 4, 8, 8, 2}}}));
+    ValueId i = ids;
+    for (OpKind k : {OpKind::Not, OpKind::Popcnt, OpKind::Clz}) i = b.op(k, {i});
+    for (OpKind k : {OpKind::And, OpKind::Or, OpKind::Xor, OpKind::ShiftLeft, OpKind::ShiftRightArithmetic,
+                     OpKind::ShiftRightLogical}) {
+      i = b.op(k, {i, ids});
+    }
+    const ValueId iota = b.op(OpKind::Iota, {}, {{"dtype", std::string("i64")}, {"shape", Ints{2, 5}},
+                                                 {"dimension", int64_t{1}}});
+    b.output("stablehlo compare", b.op(OpKind::Compare, {i, iota}, {{"direction", std::string("LT")},
+                                                                     {"compare_type", std::string("SIGNED")}}));
+  }
+  // StableHLO structural ops (96..110).
+  const ValueId zero = b.op(OpKind::Constant, {}, {{"value", 0.0}, {"dtype", std::string("f32")}, {"shape", Ints{}}});
+  const ValueId at = b.weight("start", Tensor::from_i64({}, {1}));
+  b.output("broadcast", b.op(OpKind::BroadcastInDim, {c}, {{"shape", Ints{2, 8}}, {"broadcast_dimensions", Ints{1}}}));
+  b.output("padded", b.op(OpKind::Pad, {x, zero},
+                          {{"low", Ints{0, 0, 1, -1}}, {"high", Ints{0, 0, 1, 0}}, {"interior", Ints{0, 0, 1, 0}}}));
+  b.output("reversed", b.op(OpKind::Reverse, {x}, {{"dimensions", Ints{3}}}));
+  const ValueId window = b.op(OpKind::DynamicSlice, {x, at, at, at, at}, {{"slice_sizes", Ints{1, 2, 3, 4}}});
+  b.output("updated", b.op(OpKind::DynamicUpdateSlice, {x, window, at, at, at, at}));
+  const ValueId gathered = b.op(OpKind::Gather, {x, ids},
+                                {{"offset_dims", Ints{2, 3, 4}}, {"collapsed_slice_dims", Ints{3}},
+                                 {"start_index_map", Ints{3}}, {"index_vector_dim", int64_t{2}},
+                                 {"slice_sizes", Ints{2, 4, 8, 1}}, {"indices_are_sorted", int64_t{1}}});
+  b.output("scatter", b.op(OpKind::Scatter, {x, ids, gathered},
+                           {{"update_window_dims", Ints{2, 3, 4}}, {"inserted_window_dims", Ints{3}},
+                            {"scatter_dims_to_operand_dims", Ints{3}}, {"index_vector_dim", int64_t{2}},
+                            {"combiner", std::string("add")}}));
+  b.output("dot", b.op(OpKind::DotGeneral, {x, x},
+                       {{"lhs_batching_dims", Ints{0, 1}}, {"rhs_batching_dims", Ints{0, 1}},
+                        {"lhs_contracting_dims", Ints{3}}, {"rhs_contracting_dims", Ints{2}},
+                        {"dtype", std::string("f32")}}));
+  b.output("convolution", b.op(OpKind::Convolution, {x, conv_w},
+                               {{"padding", Ints{1, 1, 1, 1}}, {"input_batch_dimension", int64_t{0}},
+                                {"input_feature_dimension", int64_t{1}}, {"input_spatial_dimensions", Ints{2, 3}},
+                                {"kernel_input_feature_dimension", int64_t{1}},
+                                {"kernel_output_feature_dimension", int64_t{0}},
+                                {"kernel_spatial_dimensions", Ints{2, 3}}, {"output_batch_dimension", int64_t{0}},
+                                {"output_feature_dimension", int64_t{1}}, {"output_spatial_dimensions", Ints{2, 3}},
+                                {"feature_group_count", int64_t{2}}, {"dtype", std::string("f32")}}));
+  b.output("reduce", b.op(OpKind::Reduce, {x, zero}, {{"dimensions", Ints{1, 3}}, {"combiner", std::string("max")}}));
+  b.output("argmin", b.op(OpKind::ReduceArg, {x},
+                          {{"dimension", int64_t{1}}, {"direction", std::string("min")}, {"dtype", std::string("i32")}}));
+  const Attrs pool{{"window_dimensions", Ints{1, 1, 2, 2}}, {"window_strides", Ints{1, 1, 2, 2}},
+                   {"combiner", std::string("max")}};
+  b.output("windows", b.op(OpKind::ReduceWindow, {x, zero},
+                           {{"window_dimensions", Ints{1, 1, 2, 2}}, {"padding", Ints{0, 0, 0, 0, 1, 0, 0, 1}},
+                            {"base_dilations", Ints{1, 1, 2, 1}}, {"combiner", std::string("add")}}));
+  b.output("select scatter", b.op(OpKind::SelectAndScatter, {x, b.op(OpKind::ReduceWindow, {x, zero}, pool), zero},
+                                  {{"window_dimensions", Ints{1, 1, 2, 2}}, {"window_strides", Ints{1, 1, 2, 2}},
+                                   {"select", std::string("ge")}}));
+  const ValueId order = b.op(OpKind::SortPermutation, {x, x},
+                             {{"dimension", int64_t{-1}}, {"directions", Ints{0, 1}}, {"total_order", int64_t{1}},
+                              {"is_stable", int64_t{1}}});
+  b.output("sorted", b.op(OpKind::TakeAlongAxis, {x, order}, {{"axis", int64_t{-1}}}));
   b.output("passthrough", x);  // an output that is a parameter
   return b.finish();
 }
@@ -375,8 +448,8 @@ TEST(IrTextErrorTest, OpErrorsNameTheOp) {
             "<input>:3:8: 'linear' takes 2 to 3 operand(s), got 1");
   EXPECT_EQ(parse_error(std::string(kHead) + "  %0 = concat() {axis = 0} : f32[2]\n}\n"),
             "<input>:3:8: 'concat' takes at least 1 operand(s), got 0");
-  EXPECT_THAT(parse_error(std::string(kHead) + "  %0 = cast(@x) {dtype = \"f64\"} : f32[2]\n}\n"),
-              testing::StartsWith("<input>:3:8: cast: attribute 'dtype': unknown dtype 'f64'"));
+  EXPECT_THAT(parse_error(std::string(kHead) + "  %0 = cast(@x) {dtype = \"f128\"} : f32[2]\n}\n"),
+              testing::StartsWith("<input>:3:8: cast: attribute 'dtype': unknown dtype 'f128'"));
   EXPECT_EQ(parse_error(std::string(kHead) + "  %0 = softmax(@x) {axis = 1, axis = 0} : f32[2]\n}\n"),
             "<input>:3:31: duplicate attribute 'axis'");
   EXPECT_EQ(parse_error(std::string(kHead) + "  %0 = relu(@x) {a = [1, 2.5]} : f32[2]\n}\n"),

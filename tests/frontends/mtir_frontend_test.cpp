@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/ir_text.h"
 #include "core/safetensors.h"
 #include "discovery/discovery.h"
 #include "frontends/mtir/mtir_frontend.h"
@@ -89,6 +90,34 @@ TEST_F(MtirFrontend, RandomInputsByDeclaredTypeInRange) {
   EXPECT_TRUE(all_rows_seen[0] && all_rows_seen[4]);
   const Tensor& x = a.at("x");
   for (int64_t i = 0; i < x.numel(); ++i) EXPECT_GT(x.data<float>()[i], 0.0f);  // rsqrt's domain
+}
+
+TEST_F(MtirFrontend, RandomInputsOfTheStablehloDtypes) {
+  const Graph g = parse_graph(R"(graph @dtypes {
+  input @s : i8[64]
+  input @u : u64[64]
+  input @h : f16[8]
+  input @d : f64[8]
+  output @s_out = @s
+  output @u_out = @u
+  output @h_out = @h
+  output @d_out = @d
+}
+)");
+  const sdk::Inputs in = frontends::random_inputs(g, 7);
+  ASSERT_EQ(in.at("s").dtype(), DType::I8);
+  ASSERT_EQ(in.at("u").dtype(), DType::U64);
+  EXPECT_EQ(in.at("h").dtype(), DType::F16);
+  EXPECT_EQ(in.at("d").dtype(), DType::F64);
+  bool negative_seen = false;
+  for (int64_t i = 0; i < 64; ++i) {
+    const double s = in.at("s").element_as_double(i);
+    const double u = in.at("u").element_as_double(i);
+    EXPECT_TRUE(s >= -16 && s < 16) << s;  // small values of both signs
+    EXPECT_TRUE(u >= 0 && u < 32) << u;
+    negative_seen = negative_seen || s < 0;
+  }
+  EXPECT_TRUE(negative_seen);
 }
 
 TEST_F(MtirFrontend, TensorFileGivesInputsAndWeightData) {

@@ -189,12 +189,13 @@ TEST(PromoteRules, RaisePccLiftsOnlyThresholdsBelowTheDefaultAndNeverAboveIt) {
             "    status: EXPECTED_PASSING\n");
 }
 
-TEST(PromoteRules, MovingToExpectedPassingDropsStaleBringupStatusAndReason) {
+TEST(PromoteRules, MovingToExpectedPassingDropsStaleBringupStatusReasonAndExecutionPass) {
   const std::string before =
       "test_config:\n"
       "  m/fixed:\n"
       "    status: KNOWN_FAILURE_XFAIL\n"
       "    bringup_status: INCORRECT_RESULT   # PCC 0.93\n"
+      "    execution_pass: BACKWARD\n"
       "    reason: \"PCC 0.93 < 0.99\"\n"
       "    markers: [push]\n";
   const std::string after = promoted(before, three_runs({passed_on("m/fixed", 0.998)}));
@@ -204,6 +205,7 @@ TEST(PromoteRules, MovingToExpectedPassingDropsStaleBringupStatusAndReason) {
             "    status: EXPECTED_PASSING\n"
             "    markers: [push]\n");
   EXPECT_FALSE(loaded_for_arch(after, "m/fixed", "n150").bringup_status.has_value());
+  EXPECT_FALSE(loaded_for_arch(after, "m/fixed", "n150").execution_pass.has_value());
 }
 
 TEST(PromoteRules, APassOnANewArchAddsItToSupportedArchs) {

@@ -55,10 +55,10 @@ CaseResult full_result(const std::string& id) {
   r.assert_allclose = true;
   r.scale_tolerance = 0.005;
   // A gradient may share its name with an output: the kind tells them apart.
-  r.outputs = {{"logits", 0.71, 0.5, 0.25, false, "output", 1.25},
-               {"pooled", 0.999, 0.01, 0.001, true, "output", 0.999},
-               {"logits", 0.98, 0.02, 0.01, false, "gradient", 1.5},
-               {"encoder.weight", 0.995, 0.02, 0.01, true, "gradient", 1.01}};
+  r.outputs = {{"logits", 0.71, 0.5, 0.25, false, "output", 1.25, "pcc+scale"},
+               {"pooled", 0.999, 0.01, 0.001, true, "output", 0.999, "allclose+scale"},
+               {"logits", 0.98, 0.02, 0.01, false, "gradient", 1.5, "pcc+scale"},
+               {"encoder.weight", 0.995, 0.02, 0.01, true, "gradient", 1.01, "magnitude"}};
   r.seconds = {0.1, 0.2, 0.3, 0.4, 0.5};
   r.wall_seconds = 1.5;
   r.peak_host_rss_bytes = 123456789;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <sstream>
 
 #include "core/graph_builder.h"
 #include "core/rng.h"
@@ -61,6 +62,28 @@ TEST_F(ExpectationOutcome, XfailThatPassesIsAnUnexpectedXpass) {
   const reports::CaseResult relaxed = run();
   EXPECT_EQ(relaxed.outcome, Outcome::Passed);
   EXPECT_FALSE(is_unexpected(relaxed));
+}
+
+// The console says what to do about a stale xfail: the case line and the
+// summary both point to `meshtest promote`; a plain pass says nothing of it.
+TEST_F(ExpectationOutcome, AnXpassPointsToPromote) {
+  test_case.expectation.status = config::TestStatus::KnownFailureXfail;
+  const reports::CaseResult xpass = run();
+  ASSERT_EQ(xpass.outcome, Outcome::Xpassed) << xpass.error_message;
+  std::ostringstream line, summary;
+  print_case_line(line, xpass);
+  print_summary(summary, {xpass}, 1.0);
+  EXPECT_NE(line.str().find("KNOWN_FAILURE_XFAIL in test_config, but it passed: `meshtest promote`"),
+            std::string::npos)
+      << line.str();
+  EXPECT_NE(summary.str().find("`meshtest promote`"), std::string::npos) << summary.str();
+
+  test_case.expectation.status = config::TestStatus::ExpectedPassing;
+  const reports::CaseResult pass = run();
+  std::ostringstream pass_line, pass_summary;
+  print_case_line(pass_line, pass);
+  print_summary(pass_summary, {pass}, 1.0);
+  EXPECT_EQ((pass_line.str() + pass_summary.str()).find("promote"), std::string::npos) << pass_line.str();
 }
 
 TEST_F(ExpectationOutcome, XfailThatFailsIsExpected) {
