@@ -58,7 +58,12 @@ class StablehloLoader : public sdk::ModelLoader {
     const std::map<std::string, Tensor> file =
         inputs_path_.empty() ? std::map<std::string, Tensor>{} : read_safetensors(inputs_path_);
     for (const Param* p : graph.inputs()) {
-      const auto it = file.find(p->name);
+      auto it = file.find(p->name);
+      // What `meshtest export` writes: weights under their meshtest names,
+      // the arguments' `meshtest.name` labels.
+      if (const auto label = program_->labels.find(p->name); it == file.end() && label != program_->labels.end()) {
+        it = file.find(label->second);
+      }
       if (it == file.end()) {
         all_from_file = false;
         continue;

@@ -3,7 +3,9 @@
 // folder is the file's path without the extension, one unnamed variant,
 // framework "stablehlo". The graph is the import of its entry function
 // (stablehlo_import.h): inputs `arg0`, `arg1`, ... taken by name from
-// `<stem>.safetensors` beside the file when it holds them, else random by
+// `<stem>.safetensors` beside the file when it holds them (or by the
+// argument's label, `meshtest.name` / `jax.arg_info`: so what `meshtest
+// export` writes, weights by their names, runs as it is), else random by
 // type (random_inputs, seeded by the file name).
 //
 // Expected values: `<stem>.expected.safetensors` beside the file (the

@@ -254,7 +254,7 @@ void Importer::import_entry() {
     if (const std::string label = label_of(a.attributes); !label.empty()) result_.labels[name] = label;
     arg_attrs.emplace_back(name, a.attributes);
   }
-  collect_shardings(arg_attrs, result_.shard_spec, result_.mesh);
+  collect_shardings(module_, arg_attrs, result_.shard_spec, result_.mesh);
   const std::vector<ValueRef> results = run_block(entry.body.blocks[0], args, nullptr);
   for (size_t i = 0; i < results.size(); ++i) {
     const std::string name = "out" + std::to_string(i);

@@ -1,38 +1,58 @@
 // Patterns of the imported graph folded back into meshtest's fused ops, so a
 // program meshtest wrote (stablehlo_writer.h) reads back as the computation
-// it was: same ops, so the same bits on the CPU reference and the device.
-// Each pattern is the writer's spelling of the op, and only where it means
-// exactly what the op means (its OpDef line), dtypes included:
+// it was: the same ops, so the same bits on the CPU reference and the device
+// (tests/frontends/stablehlo_roundtrip_test.cpp: the whole tiny zoo). Each
+// pattern is the writer's spelling of an op and matches only where it means
+// exactly what the op's OpDef line says, dtypes included (only f32/bf16 ops
+// on non-empty tensors fold: the fused ops compute in f32); near misses stay
+// the StableHLO ops they are (tests/frontends/stablehlo_import_patterns_test.cpp).
+//
+// Forward ops:
 //  - convolution [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], rank 4, no
-//    lhs_dilation (a transposed convolution), no window_reversal, one batch
-//    group, symmetric padding -> conv2d{stride, padding, dilation, groups};
+//    lhs_dilation (that is a transposed convolution), no window_reversal, one
+//    batch group, symmetric padding -> conv2d{stride, padding, dilation, groups};
 //  - dot_general contracting x's last dim with a [N, K] rhs's dim 1, no batch
-//    dims -> linear; batch dims 0..r-3 on both, contracting (r-1, r-2) ->
-//    matmul;
-//  - conv2d / linear (just made, one use) + broadcast_in_dim of a [C] vector
-//    along the feature dim (1 / last) -> that op with the bias;
-//  - reduce_window maximum, init -inf, window [1, 1, kh, kw], no dilations,
-//    symmetric spatial padding -> max_pool2d; the add form divided by the
-//    splat kh*kw -> avg_pool2d (count_include_pad, as the writer spells it);
-//  - a reshape of that reduce_mean putting back the reduced dims as 1s ->
-//    reduce_mean keepdim 1;
-//  - reshape to [N, C, 1, 1] of that reduce_mean over {2, 3} ->
-//    global_avg_pool2d;
+//    dims -> linear; batch dims 0..r-3 on both, contracting (r-1, r-2) -> matmul;
+//  - conv2d / linear (just made, used once) + broadcast_in_dim of a [C]
+//    vector along the feature dim (1 / last) -> that op with the bias;
+//  - reduce_window maximum from -inf, window [1, 1, kh, kw], no dilations,
+//    symmetric spatial padding -> max_pool2d; the add form from +0 divided by
+//    the splat kh*kw -> avg_pool2d (count_include_pad, the writer's spelling);
 //  - e / broadcast(reduce add e) with e = exp(x - broadcast(reduce max x)),
 //    over one axis -> softmax{axis};
-//  - (reduce add over axes, init +0) / splat(count) -> reduce_mean{axes};
+//  - (reduce add over axes from +0) / splat(their element count) ->
+//    reduce_mean{axes}; reshaped to [N, C, 1, 1] over {2, 3} ->
+//    global_avg_pool2d; else reshaped putting the reduced dims back as 1s ->
+//    keepdim 1;
 //  - x * logistic(x) -> silu;
-//  - select(x < 0, 0, x) -> relu (relu keeps -0 and NaN; maximum(x, 0) does
-//    not keep -0, so it stays maximum);
+//  - select(x < 0, 0, x), compare not TOTALORDER -> relu (relu keeps -0 and
+//    NaN; maximum(x, 0) makes -0 into +0, so JAX's relu stays maximum);
+//  - convert(compare GT (a, b)) to a's float dtype -> greater;
 //  - an operand of add / sub / mul / div / maximum / minimum / power
 //    broadcast_in_dim'ed as numpy broadcasting would (trailing dims, each 1
 //    or equal), the other operand of the result's shape -> the op
-//    broadcasting it itself (after the patterns above, which look for
-//    the explicit broadcasts);
-//  - a matmul operand broadcast along batch dims only, where matmul's own
-//    batch broadcasting gives the same shape -> matmul of the input;
+//    broadcasting by itself (after the patterns that look for the explicit
+//    broadcasts); a matmul operand broadcast along batch dims only, where
+//    matmul's batch broadcasting gives the same shape -> the matmul's own;
 //  - transpose of a transpose whose permutations compose to the identity ->
-//    the original value (the sdpa composite takes the key untransposed).
+//    the value itself (the sdpa composite takes the key untransposed).
+// Backward ops (autodiff's, in training graphs):
+//  - convolution [f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1] with the stride as
+//    rhs dilation, the dilation as window stride, the groups as batch groups
+//    and exactly the high padding that makes the weight's extent ->
+//    conv2d_backward_weight;
+//  - convolution [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1] of dy with the
+//    spatially reversed kernel (grouped: its rows regrouped by reshape,
+//    transpose, reshape), lhs dilation = stride, padding d*(K-1)-p below and
+//    H-(OH-1)*s-1+p above -> conv2d_backward_input;
+//  - select_and_scatter select GE, scatter add from +0, a pool window ->
+//    max_pool2d_backward;
+//  - pad of dy with +0 along one axis (low, interior, high >= 0) ->
+//    slice_backward{start = low, step = interior + 1};
+//  - last, any reduce add from +0 left -> reduce_sum (keepdim as above).
+// Not matched: gather / scatter as embedding / embedding_backward (they clamp
+// / skip an out-of-range id where the ops report it; the writer's
+// meshtest.embedding* composites carry those ops instead).
 // The ops a pattern absorbs are dropped when nothing else uses them.
 #include <cmath>
 #include <cstring>
@@ -68,6 +88,7 @@ class PatternRewriter {
     for (size_t i = 0; i < g_.ops.size(); ++i) {
       if (dead_[i]) continue;
       GraphOp& op = g_.ops[i];
+      if (!folds_into_fused_op(op)) continue;
       switch (op.kind) {
         case K::Convolution:
           if (!conv2d(op) && !conv2d_backward_weight(op)) conv2d_backward_input(op);
@@ -94,7 +115,7 @@ class PatternRewriter {
     }
     // Sums no pattern above took (they look for the reduce itself), then their keepdim reshapes.
     for (size_t i = 0; i < g_.ops.size(); ++i) {
-      if (!dead_[i] && g_.ops[i].kind == K::Reduce) reduce_sum(g_.ops[i]);
+      if (!dead_[i] && g_.ops[i].kind == K::Reduce && folds_into_fused_op(g_.ops[i])) reduce_sum(g_.ops[i]);
     }
     for (size_t i = 0; i < g_.ops.size(); ++i) {
       if (!dead_[i] && g_.ops[i].kind == K::Reshape) keepdim(g_.ops[i]);
@@ -171,6 +192,14 @@ class PatternRewriter {
     if (op_index < 0 || dead_[static_cast<size_t>(op_index)]) return;
     dead_[static_cast<size_t>(op_index)] = true;
     for (ValueId v : g_.ops[static_cast<size_t>(op_index)].inputs) release(v);
+  }
+
+  // meshtest's fused ops compute f32 (bf16 held as f32) on non-empty
+  // tensors: a program in f64, f16 or integers, or one that makes an empty
+  // tensor, keeps its StableHLO ops (whose kernels take every dtype).
+  bool folds_into_fused_op(const GraphOp& op) const {
+    const TensorType& out = type(op.output);
+    return (out.dtype == DType::F32 || out.dtype == DType::BF16) && shape_numel(out.shape) > 0;
   }
 
   bool same_dtypes(const GraphOp& op) const {
@@ -308,7 +337,7 @@ class PatternRewriter {
     for (size_t side = 0; side < 2; ++side) {
       const ValueId y = op.inputs[side];
       const GraphOp* b = producer_of_kind(op.inputs[1 - side], K::BroadcastInDim);
-      GraphOp* fused = const_cast<GraphOp*>(producer(y));
+      const GraphOp* fused = producer(y);
       if (b == nullptr || fused == nullptr || fused->inputs.size() != 2 || uses_[static_cast<size_t>(y)] != 1) continue;
       const ValueId vec = b->inputs[0];
       if (rank(vec) != 1 || type(vec).dtype != type(y).dtype) continue;
@@ -355,7 +384,7 @@ class PatternRewriter {
     if (sums == nullptr || !divisor || uses_[static_cast<size_t>(op.inputs[0])] != 1) return;
     const std::optional<double> init = splat(sums->inputs[1]);
     const std::optional<Attrs> window = pool_window(*sums);
-    if (sums->attrs.get_string("combiner") != "add" || !init || *init != 0.0 || !window) return;
+    if (sums->attrs.get_string("combiner") != "add" || !init || *init != 0.0 || std::signbit(*init) || !window) return;
     const Ints kernel = window->get_ints("kernel");
     if (*divisor != static_cast<double>(kernel[0] * kernel[1])) return;
     Attrs attrs = *window;

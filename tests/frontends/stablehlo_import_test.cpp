@@ -299,11 +299,11 @@ func.func @main(%x: tensor<3x5xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
   const meshtest::Op* sum = nullptr;
   const meshtest::Op* arg = nullptr;
   for (const meshtest::Op& op : g.ops) {
-    if (op_name(op.kind) == "reduce" && sum == nullptr) sum = &op;
+    if (op_name(op.kind) == "reduce_sum" && sum == nullptr) sum = &op;  // add from +0 (import patterns)
     if (op_name(op.kind) == "reduce_arg") arg = &op;
   }
   ASSERT_NE(sum, nullptr);
-  EXPECT_EQ(sum->attrs.get_string("combiner"), "add");
+  EXPECT_EQ(sum->attrs.get_ints("axes"), std::vector<int64_t>{1});
   ASSERT_NE(arg, nullptr);
   EXPECT_EQ(arg->attrs.get_string("direction"), "max");
   EXPECT_EQ(arg->attrs.get_int("dimension"), 1);
@@ -440,6 +440,35 @@ func.func @main(%x: tensor<4x16xf32> {mhlo.sharding = "{devices=[1,8]<=[8]}"},
   EXPECT_EQ(r.shard_spec.count("arg1"), 0u);
 }
 
+TEST(StablehloImport, ShardyShardingsUseTheModulesMesh) {
+  const StablehloImport r = import_text(R"(module {
+sdy.mesh @mesh = <["batch"=2, "model"=4]>
+func.func @main(%x: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"batch"}, {"model"}]>},
+                %w: tensor<16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> tensor<4x16xf32> {
+  %0 = stablehlo.broadcast_in_dim %w, dims = [1] : (tensor<16xf32>) -> tensor<4x16xf32>
+  %1 = stablehlo.add %x, %0 : tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+}
+})");
+  EXPECT_EQ(r.mesh.shape, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(r.mesh.axis_names, (std::vector<std::string>{"batch", "model"}));
+  ASSERT_EQ(r.shard_spec.count("arg0"), 1u);
+  EXPECT_EQ(r.shard_spec.at("arg0"), (sdk::PartitionSpec{{"batch"}, {"model"}}));
+  EXPECT_EQ(r.shard_spec.at("arg1"), (sdk::PartitionSpec{{}}));
+}
+
+TEST(StablehloImport, ShardyFormsMeshtestCannotExpressGiveNoSpec) {
+  // An open dimension (`?`) leaves the split to the partitioner: no spec.
+  const StablehloImport r = import_text(R"(module {
+sdy.mesh @mesh = <["x"=2]>
+func.func @main(%x: tensor<4x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", ?}, {}]>}) -> tensor<4x16xf32> {
+  return %x : tensor<4x16xf32>
+}
+})");
+  EXPECT_TRUE(r.shard_spec.empty());
+  EXPECT_TRUE(r.mesh.shape.empty());
+}
+
 // ---- the *.mlir frontend ----
 
 class StablehloFrontend : public testing::Test {
@@ -499,6 +528,20 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("need the inputs they were computed from"), std::string::npos) << e.what();
   }
+}
+
+// What `meshtest export` writes: weights in the tensor file under their
+// meshtest names, which the arguments carry as `meshtest.name`.
+TEST_F(StablehloFrontend, ArgumentsAreAlsoFoundByTheirLabel) {
+  const std::string text = R"(
+func.func @main(%x: tensor<2xf32> {meshtest.name = "image"}, %w: tensor<2xf32> {meshtest.name = "fc.weight"}) -> tensor<2xf32> {
+  %0 = stablehlo.multiply %x, %w : tensor<2xf32>
+  return %0 : tensor<2xf32>
+})";
+  write_safetensors((dir_ / "mul.safetensors").string(), {{"fc.weight", Tensor::from_f32({2}, {0.25f, -4.0f})}});
+  const sdk::Inputs in = load("mul.mlir", text)->load_inputs("", {});
+  EXPECT_EQ(in.at("arg1").to_f32_vector(), (std::vector<float>{0.25f, -4.0f}));
+  EXPECT_EQ(in.at("arg0").shape(), (Shape{2}));  // not in the file: random by type
 }
 
 TEST_F(StablehloFrontend, DiscoveryMakesEachFileALoaderNamedByItsPath) {

@@ -17,8 +17,6 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <fstream>
-#include "core/ir_text.h"
 #include <memory>
 #include <set>
 #include <string>
@@ -180,13 +178,6 @@ TEST_P(StablehloRoundTrip, ReadGraphRunsBitIdentically) {
   const Graph read = with_original_names(shlo::import_stablehlo(shlo::parse_mlir(text, file), file), program.graph,
                                          read_safetensors(weights_file));
 
-  if (const char* d = std::getenv("ROUNDTRIP_DEBUG_DIR")) {  // DEBUG-TEMP
-    const std::string stem = std::string(d) + "/" + sanitize_test_id(c.id);
-    std::ofstream(stem + ".orig.mtir") << print_graph(program.graph);
-    std::ofstream(stem + ".read.mtir") << print_graph(read);
-    std::ofstream(stem + ".mlir") << text;
-    if (std::getenv("ROUNDTRIP_DUMP_ONLY")) GTEST_SKIP();
-  }
   const std::vector<Tensor> reference = runtime::run_reference(program.graph, program.feeds);
   EXPECT_EQ(bitwise_difference(program.graph, reference, runtime::run_reference(read, program.feeds)), "")
       << "CPU reference";

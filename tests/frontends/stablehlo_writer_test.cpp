@@ -341,7 +341,7 @@ const std::map<OpKind, OpCase>& op_cases() {
   static const std::map<OpKind, OpCase> cases = [] {
     std::map<OpKind, OpCase> c;
     const std::vector<std::pair<OpKind, std::string>> direct = {
-        {K::Relu, "stablehlo.maximum"},
+        {K::Relu, "stablehlo.select"},  // select(x < 0, 0, x): keeps -0, as relu does
         {K::Tanh, "stablehlo.tanh"},
         {K::Exp, "stablehlo.exponential"},
         {K::Log, "stablehlo.log "},
@@ -430,7 +430,7 @@ const std::map<OpKind, OpCase>& op_cases() {
     c.emplace(K::GlobalAvgPool2d,
               single(K::GlobalAvgPool2d, {f32({1, 2, 4, 4})}, {}, "applies stablehlo.add across dimensions = [2, 3]"));
     c.emplace(K::BatchNorm, single(K::BatchNorm, {f32({1, 3, 2, 2}), f32({3}), f32({3}), f32({3}), f32({3})}, {},
-                                   "dims = [1] : (tensor<3xf32>) -> tensor<1x3x2x2xf32>"));
+                                   "\"stablehlo.batch_norm_inference\"(%arg0, %arg1, %arg2, %arg3, %arg4)"));
     c.emplace(K::LayerNorm, single(K::LayerNorm, {f32({2, 5}), f32({5}), f32({5})}, {}, "stablehlo.rsqrt"));
     c.emplace(K::Softmax, single(K::Softmax, {f32({2, 5, 3})}, {{"axis", int64_t{1}}},
                                  "applies stablehlo.maximum across dimensions = [1]"));

@@ -27,18 +27,9 @@ Tensor index_scalar(DType dtype, int64_t v) { return Tensor::from_i64({}, {v}).t
 // within rel * |reference| + abs (0, 0: exactly).
 void expect_agreement(OpKind kind, const std::vector<Tensor>& inputs, const Attrs& attrs, double rel = 0,
                       double abs = 0) {
-  GraphBuilder g(std::string(op_name(kind)));
-  std::vector<ValueId> ids;
-  NamedTensors feed;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string name = "in" + std::to_string(i);
-    ids.push_back(g.input(name, inputs[i].dtype(), inputs[i].shape()));
-    feed[name] = inputs[i];
-  }
-  g.output("out", g.op(kind, ids, attrs));
-  const Graph graph = g.finish();
-  const Tensor device = run_device(graph, feed).at(0);
-  const Tensor golden = runtime::run_reference(graph, feed).at(0);
+  const OneOpGraph one = one_op_graph(kind, inputs, attrs);
+  const Tensor device = run_device(one.graph, one.feed).at(0);
+  const Tensor golden = runtime::run_reference(one.graph, one.feed).at(0);
   ASSERT_EQ(device.shape(), golden.shape()) << op_name(kind);
   ASSERT_EQ(is_floating(device.dtype()), is_floating(golden.dtype())) << op_name(kind);
   for (int64_t i = 0; i < golden.numel(); ++i) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/compile.h"
@@ -29,8 +30,13 @@ inline std::vector<Tensor> run_device(const Graph& graph, const NamedTensors& in
   return out;
 }
 
-// One op over graph inputs in0, in1, ... (types taken from the host tensors).
-inline Tensor run_op(OpKind kind, const std::vector<Tensor>& inputs, const Attrs& attrs = {}) {
+// A graph of one op over inputs in0, in1, ... (types taken from the host
+// tensors), with those tensors as its feed.
+struct OneOpGraph {
+  Graph graph;
+  NamedTensors feed;
+};
+inline OneOpGraph one_op_graph(OpKind kind, const std::vector<Tensor>& inputs, const Attrs& attrs = {}) {
   GraphBuilder g(std::string(op_name(kind)));
   std::vector<ValueId> ids;
   NamedTensors feed;
@@ -40,7 +46,13 @@ inline Tensor run_op(OpKind kind, const std::vector<Tensor>& inputs, const Attrs
     feed[name] = inputs[i];
   }
   g.output("out", g.op(kind, ids, attrs));
-  return run_device(g.finish(), feed).at(0);
+  return {g.finish(), std::move(feed)};
+}
+
+// One op over graph inputs in0, in1, ..., run on the device.
+inline Tensor run_op(OpKind kind, const std::vector<Tensor>& inputs, const Attrs& attrs = {}) {
+  const OneOpGraph one = one_op_graph(kind, inputs, attrs);
+  return run_device(one.graph, one.feed).at(0);
 }
 
 inline Tensor f32(Shape shape, std::vector<float> values) { return Tensor::from_f32(std::move(shape), values); }
