@@ -247,6 +247,11 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       const sdk::LoadOptions load_options = steps->load_options();
       // Data parallel: the model at the enlarged batch, inputs repeated to it.
       loaded.model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load_options, options.arch));
+      // A training case compares the gradients of weights: without any it
+      // would repeat the inference case and pass for nothing.
+      if (c.run_mode == RunMode::Training && loaded.model.graph.weights().empty()) {
+        return not_run("", "training: the model has no weights to train (its parameters are inputs)");
+      }
       steps->model_loaded(loaded.model);
       enter(Phase::LoadInputs);
       loaded.inputs = c.loader->loader->load_inputs(c.info.variant, load_options);

@@ -68,6 +68,15 @@ TEST_F(Cli, SmallModelsPassEndToEndAndJunitRecordsThem) {
   EXPECT_NE(xml.find("<property name=\"bringup_status\" value=\"&quot;PASSED&quot;\"/>"), std::string::npos);
 }
 
+// A program whose parameters are all inputs (a JAX print) has no weights:
+// its training case is skipped with the reason, never a pass for nothing.
+TEST_F(Cli, TrainingAModelWithoutWeightsIsSkippedWithTheReason) {
+  const Result r = run_meshtest("run --force-run jax/mlp-single_device-training " + db());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 skipped"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no weights to train"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, Resnet50PassesWithItsPcc) {
   const Result r = run_meshtest("run resnet/native-resnet50-single_device-inference " + db());
   ASSERT_EQ(r.status, 0) << r.output;

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/graph_builder.h"
+#include "tests/core/type_rule_errors.h"
 
 namespace meshtest {
 namespace {
@@ -15,14 +16,7 @@ namespace {
 using testing::HasSubstr;
 using Ints = std::vector<int64_t>;
 
-std::string compile_error(OpKind kind, const std::vector<TensorType>& in, const Attrs& attrs) {
-  try {
-    infer_type(kind, in, attrs);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing_util::compile_error;
 
 const TensorType kX{DType::F32, {2, 8}};
 

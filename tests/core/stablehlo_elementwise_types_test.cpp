@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/core/type_rule_errors.h"
 #include "core/error.h"
 #include "core/op_def.h"
 
@@ -12,14 +13,7 @@ namespace {
 
 using testing::HasSubstr;
 
-std::string compile_error(OpKind kind, const std::vector<TensorType>& in, const Attrs& attrs = {}) {
-  try {
-    infer_type(kind, in, attrs);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing_util::compile_error;
 
 const TensorType kF16{DType::F16, {2, 3}};
 const TensorType kU8{DType::U8, {2, 3}};

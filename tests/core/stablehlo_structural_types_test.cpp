@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/core/type_rule_errors.h"
 #include "core/error.h"
 #include "core/ops.h"
 
@@ -14,14 +15,7 @@ namespace {
 using testing::HasSubstr;
 using Ints = std::vector<int64_t>;
 
-std::string compile_error(OpKind kind, const std::vector<TensorType>& in, const Attrs& attrs) {
-  try {
-    infer_type(kind, in, attrs);
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing_util::compile_error;
 
 TensorType f32(Shape shape) { return {DType::F32, std::move(shape)}; }
 TensorType i64(Shape shape) { return {DType::I64, std::move(shape)}; }
