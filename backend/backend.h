@@ -32,7 +32,17 @@ namespace meshtest::backend {
 // 4: CompileInfo::cost, the modelled device time of the program;
 //    Backend::observe_ops (op-level golden); Backend::generate_program (meshtest codegen).
 // 5: CompileRequest::stream_weights.
-constexpr int kBackendApiVersion = 5;
+// 6: CompileInfo::platform / device_kind / devices / options_not_applied,
+//    MemoryStats::device_seconds, DevicesUnavailable.
+constexpr int kBackendApiVersion = 6;
+
+// Thrown by compile when the program needs more devices than the backend
+// has (a mesh case on a PJRT plugin with fewer devices): the case is skipped
+// with this message, never failed.
+class DevicesUnavailable : public Error {
+ public:
+  using Error::Error;
+};
 
 // What compiling produced, for reports (same for a cache hit).
 struct CompileInfo {
@@ -48,6 +58,13 @@ struct CompileInfo {
   // Modelled device time per execution on the target chip (a backend without
   // a cost model leaves it empty: seconds 0).
   runtime::ProgramCost cost;
+  // What ran it: the platform (name and version), the kind of device and how
+  // many the program uses, and the case's settings the backend could not
+  // apply ("math_fidelity=LoFi (plugin 'cuda' does not read it)").
+  std::string platform;
+  std::string device_kind;
+  int devices = 1;
+  std::vector<std::string> options_not_applied;
 };
 
 struct MemoryStats {
@@ -58,6 +75,10 @@ struct MemoryStats {
   int64_t collectives_executed = 0;
   int64_t bytes_moved_between_chips = 0;
   int64_t device_bytes_leaked = 0;  // still allocated after the execution, all chips
+  // The device's own time for the execution (launch to completion, transfers
+  // excluded) where the backend measures it; 0: not measured (perf mode
+  // then times the whole execute call).
+  double device_seconds = 0;
 };
 
 class Executable {

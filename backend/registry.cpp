@@ -1,7 +1,6 @@
-// The backend registry and the list of backends this build has.
+// The backend registry: backends by name.
 #include "backend/registry.h"
 
-#include "backend/simulated_backend.h"
 #include "core/error.h"
 
 namespace meshtest::backend {
@@ -37,15 +36,6 @@ std::unique_ptr<Backend> BackendRegistry::create(std::string_view name, const Ba
     if (e.name == name) return e.factory(config);
   }
   return nullptr;  // not reached: check_known threw
-}
-
-const BackendRegistry& builtin_backends() {
-  static const BackendRegistry registry = [] {
-    BackendRegistry r;
-    r.add(std::string(kDefaultBackend), [](const BackendConfig& config) { return make_simulated_backend(config); });
-    return r;
-  }();
-  return registry;
 }
 
 }  // namespace meshtest::backend

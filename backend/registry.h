@@ -1,6 +1,6 @@
-// Backends by name: every backend this build has is listed in one place
-// (backend/registry.cpp, no hidden global registration), and the runner
-// creates the one a run names (`--backend`, default "simulated").
+// Backends by name: every backend a run can name is listed in one place
+// (runner/pipeline/backends.cpp, no hidden global registration), and the
+// runner creates the one a run names (`--backend`, default "simulated").
 #pragma once
 
 #include <functional>
@@ -22,6 +22,10 @@ struct BackendConfig {
   runtime::ChipSpec chip;  // the kind of every chip
   int chips = 1;           // how many the system has (a mesh may use up to that many)
   std::string cache_dir;   // empty: no compile cache
+  // The pjrt backend's plugin (`--pjrt-plugin`, MESHTEST_PJRT_PLUGIN) and
+  // client options (`--pjrt-option NAME=VALUE`, pjrt/named_values.h).
+  std::string pjrt_plugin;
+  std::vector<std::string> pjrt_options;
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>(const BackendConfig&)>;
@@ -44,8 +48,5 @@ class BackendRegistry {
   };
   std::vector<Entry> entries_;
 };
-
-// The backends of this build ("simulated").
-const BackendRegistry& builtin_backends();
 
 }  // namespace meshtest::backend

@@ -220,6 +220,9 @@ class SimulatedBackend : public Backend {
     info.cost = runtime::model_program_cost(result->program, chip_);
     info.cache_hit = hit;
     info.cache_warning = cache_warning;
+    info.platform = "meshtest simulated";
+    info.device_kind = chip_.arch + " (simulated)";
+    info.devices = options.sharding ? static_cast<int>(options.sharding->mesh.size()) : 1;
     return std::make_unique<SimulatedExecutable>(graph, std::move(*result), std::move(info), chip_, request);
   }
 

@@ -8,7 +8,7 @@
 set(MESHTEST_MODULES
   core comparators compiler
   runtime/reference runtime/device runtime/arch runtime/mesh
-  codegen backend discovery/loader_sdk.h frontends discovery config reports
+  codegen backend discovery/loader_sdk.h frontends pjrt discovery config reports
   runner/collection runner/pipeline runner/engine runner/cli
   models bench tests)
 
@@ -23,15 +23,17 @@ set(MESHTEST_MODULE_DEPS_codegen core)
 set(MESHTEST_MODULE_DEPS_backend core codegen compiler runtime/reference runtime/device runtime/mesh)
 set(MESHTEST_MODULE_DEPS_discovery/loader_sdk.h core)
 set(MESHTEST_MODULE_DEPS_frontends core runtime/reference discovery/loader_sdk.h)
+set(MESHTEST_MODULE_DEPS_pjrt core codegen compiler runtime/reference runtime/device runtime/arch runtime/mesh backend
+    discovery/loader_sdk.h frontends)
 set(MESHTEST_MODULE_DEPS_discovery core discovery/loader_sdk.h frontends)
 set(MESHTEST_MODULE_DEPS_config "")
 set(MESHTEST_MODULE_DEPS_reports core config comparators)
 set(MESHTEST_MODULE_DEPS_runner/collection core config discovery/loader_sdk.h discovery)
 set(MESHTEST_MODULE_DEPS_runner/pipeline core comparators compiler runtime/reference runtime/device runtime/arch
-    runtime/mesh codegen backend discovery/loader_sdk.h frontends discovery config reports runner/collection)
+    runtime/mesh codegen backend discovery/loader_sdk.h frontends pjrt discovery config reports runner/collection)
 set(MESHTEST_MODULE_DEPS_runner/engine core reports runner/collection runner/pipeline)
 set(MESHTEST_MODULE_DEPS_runner/cli core comparators compiler runtime/reference runtime/device runtime/arch
-    runtime/mesh codegen backend discovery/loader_sdk.h frontends discovery config reports runner/collection
+    runtime/mesh codegen backend discovery/loader_sdk.h frontends pjrt discovery config reports runner/collection
     runner/pipeline runner/engine)
 set(MESHTEST_MODULE_DEPS_models core discovery/loader_sdk.h discovery)
 set(MESHTEST_MODULE_DEPS_bench "*")

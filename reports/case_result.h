@@ -99,7 +99,11 @@ struct CaseResult {
   std::string modelled_top_ops;  // "conv2d 61% matrix, add 9% dram, ..." (share of modelled time, bound)
   // Perf mode (--perf or the marker `perf`): timed executions after warm-up.
   int64_t perf_iterations = 0;        // 0: not a perf run
-  double perf_execute_seconds = 0;    // median host seconds of one timed execution
+  double perf_execute_seconds = 0;    // median seconds of one timed execution
+  bool perf_device_timed = false;     // perf_execute_seconds is the device's own time (pjrt), not the host's
+  // --perf --batch 1,2,4,...: each batch's latency and samples/s
+  // (runner/pipeline/batch_sweep.h), "b=1 2.100 ms 476.2/s; ...; stopped: why".
+  std::string perf_batch_sweep;
   double samples_per_second = 0;      // modelled: batch / modelled_device_seconds (every compiled case)
   // Mesh execution (single chip: one entry, no collectives).
   std::vector<int64_t> per_chip_peak_dram_bytes;  // index = chip id
@@ -108,6 +112,18 @@ struct CaseResult {
   int64_t device_bytes_leaked = 0;  // device memory still allocated after the case, all chips; must be 0
   std::string sharding_fallbacks;   // ops the sharding pass gathered to replicated, "op #12 conv2d: why; ..."
   std::string execution_pass;       // training: FORWARD | BACKWARD (from YAML or the failing pass)
+  // The backend that ran the case (`--backend`) and what it reported: a PJRT
+  // plugin's platform name and version, its device kind and how many devices
+  // the case used, and the case's settings the backend could not apply.
+  std::string backend;
+  std::string backend_platform;             // "meshtest 0.1.0 simulated n150", "cuda 12.8 ..."
+  std::string backend_device;               // "wormhole_b0 x 8", "NVIDIA H100 80GB HBM3 x 1"
+  std::string backend_options_not_applied;  // "math_fidelity=LoFi; optimization_level=1" (empty: all applied)
+  // A digest of the device's outputs (16 hex digits; floating outputs as the
+  // f32 values they hold, so the same numbers give the same digest whatever
+  // dtype a backend returns them in): two backends, or two runs, computed
+  // the same bits exactly when their digests are equal. Empty: not executed.
+  std::string device_outputs_digest;
   bool compile_cache_hit = false;
   std::string compile_stats;  // pass statistics, "const-eval.ops_folded=53 fuse.ops_fused=120 ..."
   int attempt = 1;

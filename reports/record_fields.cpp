@@ -96,6 +96,13 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::codegen_seconds>("codegen_seconds").since(11),
       field<&R::routing_rows>("routing_rows").since(12),
       field<&R::routing_followed>("routing_followed").since(12),
+      field<&R::backend>("backend").since(14),
+      field<&R::backend_platform>("backend_platform").since(14),
+      field<&R::backend_device>("backend_device").since(14),
+      field<&R::backend_options_not_applied>("backend_options_not_applied").since(14),
+      field<&R::device_outputs_digest>("device_outputs_digest").since(14),
+      field<&R::perf_device_timed>("perf_device_timed").since(14),
+      field<&R::perf_batch_sweep>("perf_batch_sweep").since(14),
   };
   return kFields;
 }

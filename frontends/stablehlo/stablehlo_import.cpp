@@ -6,7 +6,8 @@
 // computes): mhlo.* other than mhlo.sharding (mhlo.frontend_attributes,
 // mhlo.layout_mode, mhlo.num_partitions, mhlo.num_replicas ...), jax.* other
 // than the arg/result labels, sdy.*, precision_config, result_accuracy,
-// has_side_effect, backend_config and every location.
+// has_side_effect, backend_config and every location. `meshtest.name` labels
+// an argument, `meshtest.kind = "weight"` marks one (StablehloImport).
 #include "frontends/stablehlo/stablehlo_import.h"
 
 #include <cmath>
@@ -49,6 +50,14 @@ std::string label_of(const NamedAttrs& attrs) {
     }
   }
   return "";
+}
+
+// Whether an argument carries `meshtest.kind = "weight"`.
+bool marked_weight(const NamedAttrs& attrs) {
+  for (const auto& [k, v] : attrs) {
+    if (k == "meshtest.kind" && v && v->kind == Attribute::Kind::String && v->text == "weight") return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -252,6 +261,7 @@ void Importer::import_entry() {
     v->id = builder_.input(name, t.dtype, t.shape);
     args.push_back(v);
     if (const std::string label = label_of(a.attributes); !label.empty()) result_.labels[name] = label;
+    if (marked_weight(a.attributes)) result_.weight_arguments.insert(name);
     arg_attrs.emplace_back(name, a.attributes);
   }
   collect_shardings(module_, arg_attrs, result_.shard_spec, result_.mesh);

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct StablehloImport {
   // spec, by input name, and the mesh they split over; empty when none.
   sdk::ShardSpec shard_spec;
   sdk::MeshConfig mesh;
+  // Graph input names of the entry arguments marked `meshtest.kind =
+  // "weight"` (what the writer emits with WriteOptions::mark_weights): a
+  // consumer that knows weights (meshtest's PJRT plugin) makes them weights.
+  std::set<std::string> weight_arguments;
 };
 
 // Imports `module` (parsed from `file_name`, used in messages).

@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 namespace meshtest::frontends::stablehlo {
 
@@ -116,29 +117,69 @@ bool collect_sdy_shardings(const Module& module, const std::vector<std::pair<std
 
 }  // namespace
 
-bool parse_iota_tiling(const std::string& text, size_t rank, std::vector<int64_t>& tiles) {
+std::optional<IotaTiling> parse_iota_tiling(const std::string& text) {
   const std::string s = strip_spaces(text);
-  tiles.clear();
-  if (s == "{replicated}") {
-    tiles.assign(rank, 1);
-    return true;
-  }
+  IotaTiling t;
+  if (s == "{replicated}") return t;
   const std::string head = "{devices=";
-  if (s.rfind(head, 0) != 0) return false;
+  if (s.rfind(head, 0) != 0) return std::nullopt;
   size_t pos = head.size();
-  if (!read_list(s, pos, tiles)) return false;
-  if (s.compare(pos, 2, "<=") != 0) return false;
+  if (!read_list(s, pos, t.tiles) || s.compare(pos, 2, "<=") != 0) return std::nullopt;
   pos += 2;
-  std::vector<int64_t> iota;
-  if (!read_list(s, pos, iota) || iota.size() != 1) return false;
+  if (!read_list(s, pos, t.reshape) || t.reshape.empty()) return std::nullopt;
+  if (s.compare(pos, 2, "T(") == 0) {
+    const size_t close = s.find(')', pos);
+    if (close == std::string::npos) return std::nullopt;
+    std::string list = "[" + s.substr(pos + 2, close - pos - 2) + "]";
+    size_t at = 0;
+    if (!read_list(list, at, t.transpose)) return std::nullopt;
+    pos = close + 1;
+  }
+  if (!t.transpose.empty() && t.transpose.size() != t.reshape.size()) return std::nullopt;
+  if (t.transpose.empty()) {
+    for (size_t i = 0; i < t.reshape.size(); ++i) t.transpose.push_back(static_cast<int64_t>(i));
+  }
+  std::vector<int64_t> sorted = t.transpose;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] != static_cast<int64_t>(i)) return std::nullopt;
+  }
   const std::string rest = s.substr(pos);
-  const bool replicate_last = rest == "last_tile_dim_replicate}";
-  if (rest != "}" && !replicate_last) return false;
-  if (tiles.size() != rank + (replicate_last ? 1 : 0)) return false;
-  int64_t total = 1;
-  for (int64_t t : tiles) total *= t;
-  return total == iota[0];
+  t.replicate_last = rest == "last_tile_dim_replicate}";
+  if (rest != "}" && !t.replicate_last) return std::nullopt;
+  int64_t tiles = 1, devices = 1;
+  for (int64_t x : t.tiles) tiles *= x;
+  for (int64_t x : t.reshape) devices *= x;
+  if (tiles != devices || (t.replicate_last && t.tiles.empty())) return std::nullopt;
+  return t;
 }
+
+namespace {
+
+// The spec of one argument on `mesh` (sizes of axes "axis0", ...): each
+// tile consumes the next mesh axes of `order` until their sizes multiply to
+// it; nullopt when they do not.
+std::optional<sdk::PartitionSpec> spec_on(const IotaTiling& t, size_t rank, const std::vector<int64_t>& mesh,
+                                          const std::vector<int64_t>& order) {
+  if (t.tiles.empty()) return sdk::PartitionSpec(rank);  // replicated
+  if (t.tiles.size() != rank + (t.replicate_last ? 1 : 0)) return std::nullopt;
+  sdk::PartitionSpec p(rank);
+  size_t next = 0;
+  for (size_t d = 0; d < t.tiles.size(); ++d) {
+    int64_t product = 1;
+    std::vector<std::string> axes;
+    while (product < t.tiles[d] && next < order.size()) {
+      const auto axis = static_cast<size_t>(order[next++]);
+      product *= mesh[axis];
+      axes.push_back("axis" + std::to_string(axis));
+    }
+    if (product != t.tiles[d]) return std::nullopt;
+    if (d < rank) p[d] = axes;
+  }
+  return p;
+}
+
+}  // namespace
 
 void collect_shardings(const Module& module, const std::vector<std::pair<std::string, NamedAttrs>>& args,
                        sdk::ShardSpec& spec, sdk::MeshConfig& mesh) {
@@ -150,45 +191,52 @@ void collect_shardings(const Module& module, const std::vector<std::pair<std::st
       }
     }
   }
+  // Every argument's tiling, then one mesh they all walk: the reshape dims of
+  // a transposed iota where one has them (the writer's `<=[4,2]T(1,0)`),
+  // else the finest split of the tiles (each tile larger than one an axis).
+  std::vector<std::tuple<std::string, size_t, IotaTiling>> tilings;
   std::vector<int64_t> mesh_shape;
-  bool have_mesh = false;
-  sdk::ShardSpec out;
   for (const auto& [name, attrs] : args) {
     const Attribute* sharding = nullptr;
+    size_t rank = 0;
     for (const auto& [k, v] : attrs) {
       if (k == "mhlo.sharding") sharding = v.get();
     }
     if (sharding == nullptr) continue;
     if (sharding->kind != Attribute::Kind::String) return;
-    const std::string compact = strip_spaces(sharding->text);
-    // The rank is the number of tile dims (less a replicated last one).
-    size_t rank = 0;
-    std::vector<int64_t> tiles;
-    if (compact == "{replicated}") continue;  // unlisted inputs are replicated
-    const size_t open = compact.find('[');
-    const size_t close = compact.find(']');
-    if (open == std::string::npos || close == std::string::npos) return;
-    rank = static_cast<size_t>(
-        std::count(compact.begin() + static_cast<long>(open), compact.begin() + static_cast<long>(close), ',') + 1);
-    if (compact.find("last_tile_dim_replicate") != std::string::npos) --rank;
-    if (!parse_iota_tiling(compact, rank, tiles)) return;
-    std::vector<int64_t> split;
-    for (int64_t t : tiles) {
-      if (t > 1) split.push_back(t);
+    const std::optional<IotaTiling> t = parse_iota_tiling(sharding->text);
+    if (!t) return;
+    if (t->tiles.empty()) continue;  // replicated
+    rank = t->tiles.size() - (t->replicate_last ? 1 : 0);
+    if (t->reshape.size() > 1) {
+      if (!mesh_shape.empty() && mesh_shape != t->reshape && mesh_shape.size() > 1) return;
+      mesh_shape = t->reshape;
     }
-    if (have_mesh && split != mesh_shape) return;
-    mesh_shape = split;
-    have_mesh = true;
-    sdk::PartitionSpec p(rank);
-    size_t axis = 0;
-    for (size_t d = 0; d < tiles.size(); ++d) {
-      if (tiles[d] == 1) continue;
-      if (d < rank) p[d] = {"axis" + std::to_string(axis)};
-      ++axis;
-    }
-    out[name] = p;
+    tilings.emplace_back(name, rank, *t);
   }
-  if (!have_mesh) return;  // nothing split: no spec needed
+  if (tilings.empty()) return;  // nothing split: no spec needed
+  if (mesh_shape.size() <= 1) {
+    mesh_shape.clear();
+    for (const auto& [name, rank, t] : tilings) {
+      std::vector<int64_t> split;
+      for (int64_t x : t.tiles) {
+        if (x > 1) split.push_back(x);
+      }
+      if (split.size() > mesh_shape.size()) mesh_shape = split;
+    }
+  }
+  sdk::ShardSpec out;
+  for (const auto& [name, rank, t] : tilings) {
+    std::vector<int64_t> order;  // mesh axes in this argument's device order
+    if (t.reshape.size() > 1) {
+      order = t.transpose;
+    } else {
+      for (size_t a = 0; a < mesh_shape.size(); ++a) order.push_back(static_cast<int64_t>(a));
+    }
+    const std::optional<sdk::PartitionSpec> p = spec_on(t, rank, mesh_shape, order);
+    if (!p) return;
+    out[name] = *p;
+  }
   spec = out;
   mesh.shape = mesh_shape;
   for (size_t i = 0; i < mesh_shape.size(); ++i) mesh.axis_names.push_back("axis" + std::to_string(i));

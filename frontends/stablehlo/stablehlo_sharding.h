@@ -1,10 +1,15 @@
 // `mhlo.sharding` on entry arguments as a meshtest shard spec: the GSPMD
-// forms `{replicated}` and `{devices=[t0,t1,...]<=[N]}` (an iota device
-// order, optionally with ` last_tile_dim_replicate`) express a split of each
-// tensor dim over mesh axes. The mesh is the tile dims larger than one, in
-// order, named "axis0", "axis1", ...; every sharded argument must tile over
-// the same mesh. Other forms (explicit device lists, transposed iotas,
-// `maximal`, `manual`) express no meshtest spec: then no spec is given.
+// forms `{replicated}`, `{devices=[t0,t1,...]<=[N]}` and the transposed iota
+// `{devices=[t0,...]<=[m0,m1,...]T(p0,p1,...)}` (each optionally with
+// ` last_tile_dim_replicate`) express a split of each tensor dim over mesh
+// axes. The mesh, axes named "axis0", "axis1", ..., is the reshape dims of a
+// transposed iota (m0, m1, ...) where an argument has one — the form the
+// writer gives a split that takes axes out of mesh order — else the finest
+// split any argument's tiles give (each tile larger than one an axis); each
+// tile takes the next mesh axes in the argument's device order whose sizes
+// multiply to it. Every sharded argument must walk the same mesh. Other
+// forms (explicit device lists, `maximal`, `manual`) express no meshtest
+// spec: then no spec is given.
 //
 // Shardy's `sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}, {"y", "z"}]>`
 // names the mesh axes of each dim directly; the mesh is the module's
@@ -13,6 +18,7 @@
 // spec. Arguments of one program use one kind (mhlo or sdy) and one mesh.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,9 +35,16 @@ namespace meshtest::frontends::stablehlo {
 void collect_shardings(const Module& module, const std::vector<std::pair<std::string, NamedAttrs>>& args,
                        sdk::ShardSpec& spec, sdk::MeshConfig& mesh);
 
-// One GSPMD sharding string for a tensor of `rank`: the tile dims (rank
-// entries, plus the replicated last one when present) or false when the form
-// is not an iota tiling; `{replicated}` gives all ones.
-bool parse_iota_tiling(const std::string& text, size_t rank, std::vector<int64_t>& tiles);
+// One GSPMD iota sharding string: the tile dims (one per tensor dim, plus
+// the replicated last one when present), the iota's reshape dims and its
+// transpose (identity when none is written). `{replicated}` has no tiles.
+struct IotaTiling {
+  std::vector<int64_t> tiles;
+  std::vector<int64_t> reshape;    // `<=[8]` -> {8}; `<=[4,2]T(1,0)` -> {4, 2}
+  std::vector<int64_t> transpose;  // {1, 0}; identity when not written
+  bool replicate_last = false;
+};
+// nullopt when the text is not an iota tiling (or its counts disagree).
+std::optional<IotaTiling> parse_iota_tiling(const std::string& text);
 
 }  // namespace meshtest::frontends::stablehlo

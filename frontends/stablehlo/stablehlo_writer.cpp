@@ -67,9 +67,12 @@ bool is_per_chip_program(const Graph& graph) {
   return false;
 }
 
-// `{meshtest.name = "x", mhlo.sharding = "..."}` (sorted, as MLIR prints a dictionary).
+// `{meshtest.kind = "weight", meshtest.name = "x", mhlo.sharding = "..."}`
+// (sorted, as MLIR prints a dictionary).
 std::string argument_attributes(const Param& param, const TensorType& type, const WriteOptions& options) {
-  std::string attrs = "{meshtest.name = " + quoted(param.name);
+  std::string attrs = "{";
+  if (options.mark_weights && param.kind == ParamKind::Weight) attrs += "meshtest.kind = \"weight\", ";
+  attrs += "meshtest.name = " + quoted(param.name);
   if (const auto it = options.shardings.find(param.name); it != options.shardings.end()) {
     if (!options.mesh) {
       throw CompileError("stablehlo writer: parameter '" + param.name +

@@ -9,7 +9,8 @@
 //                          <weights, in graph.params order>)
 // — "params order": the graph's parameters in their order, inputs first,
 // then weights (stablehlo_argument_names() lists them). Each argument
-// carries `meshtest.name = "<param name>"` (discardable), and
+// carries `meshtest.name = "<param name>"` (discardable; weights also
+// `meshtest.kind = "weight"` with WriteOptions::mark_weights), and
 // `mhlo.sharding = "<GSPMD sharding>"` when WriteOptions gives it a split.
 // Results are the graph outputs in order, each `jax.result_info = "<name>"`.
 // With inline_weights the weights are `stablehlo.constant`s instead (splat,
@@ -56,6 +57,10 @@ struct WriteOptions {
   std::map<std::string, Sharding> shardings;
   // Module name: `module @<name>` (sanitized); empty: "jit_" + graph.name.
   std::string module_name;
+  // Weight arguments also carry `meshtest.kind = "weight"`, so a reader that
+  // knows weights (meshtest's PJRT plugin, StablehloImport::weight_arguments)
+  // gets them back as weights rather than inputs.
+  bool mark_weights = false;
 };
 
 // The module text. Throws CompileError naming the op for anything it cannot write.

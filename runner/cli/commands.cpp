@@ -24,6 +24,8 @@
 #include "reports/spooled_store.h"
 #include "reports/work_queue.h"
 #include "runner/cli/last_failed.h"
+#include "runner/pipeline/backends.h"
+#include "runner/pipeline/batch_sweep.h"
 #include "runner/collection/collection.h"
 #include "runner/collection/matrix.h"
 #include "runner/engine/console_report.h"
@@ -95,12 +97,15 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   popts.arch = runtime::arch_profile(o.arch);
   popts.chip = popts.arch.chip;
   popts.backend = ro.backend;
+  popts.pjrt_plugin = ro.pjrt_plugin;
+  popts.pjrt_options = ro.pjrt_options;
   popts.compile = ro.compile;
   popts.force_run = ro.force_run;
   popts.strict_xfail = ro.strict_xfail;
   if (!ro.optimizer_step.empty()) popts.sgd_learning_rate = parse_optimizer_step(ro.optimizer_step);
   popts.save_tensors_dir = ro.save_tensors_dir;
   popts.perf_iterations = ro.perf_iterations;
+  if (!ro.perf_batches.empty()) popts.perf_batches = parse_batches(ro.perf_batches);
   popts.op_golden_dir = ro.op_golden_dir;
   popts.op_golden_check = ro.op_golden_check;
   popts.codegen = ro.codegen;
@@ -303,6 +308,12 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   const int console_fd = json_to_stdout ? STDERR_FILENO : STDOUT_FILENO;
 
   const PipelineOptions popts = pipeline_options(o, ro);
+  try {  // a plugin that does not load stops the run before any case
+    check_backend(popts.backend, {popts.chip, popts.arch.chips, "", popts.pjrt_plugin, popts.pjrt_options});
+  } catch (const std::exception& e) {
+    std::cerr << "meshtest: " << e.what() << "\n";
+    return 2;
+  }
   reports::RunInfo run = describe_run(o, ro);
   std::unique_ptr<reports::SpooledStore> store;
   std::unique_ptr<reports::JsonLinesWriter> json_lines;  // --json

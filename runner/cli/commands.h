@@ -30,10 +30,13 @@ struct RunOptions {
   bool strict_xfail = true;
   std::string save_tensors_dir;  // --save-tensors DIR; empty: off
   int perf_iterations = 0;       // --perf [N]: timed executions per case (0: only cases marked `perf`)
+  std::string perf_batches;      // --batch 1,2,4,...: perf mode's batch sweep
   std::string op_golden_dir;     // --op-golden DIR; empty: off
   bool op_golden_check = false;  // --op-golden-check
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
   std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
+  std::string pjrt_plugin;                // --pjrt-plugin PATH (else $MESHTEST_PJRT_PLUGIN)
+  std::vector<std::string> pjrt_options;  // --pjrt-option NAME=VALUE, repeated
   std::string argv;  // recorded with the run
   CompileSettings compile;  // compile-phase options (issue 4)
   CodegenSettings codegen;  // --emitc, --sdk-prefix; `codegen --out`

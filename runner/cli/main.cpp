@@ -19,6 +19,8 @@
 #include "runner/cli/ops_command.h"
 #include "runner/cli/report_commands.h"
 #include "runner/engine/process_stats.h"
+#include "runner/pipeline/backends.h"
+#include "runner/pipeline/batch_sweep.h"
 #include "runner/engine/progress.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/training_steps.h"
@@ -203,8 +205,14 @@ int main(int argc, char** argv) {
                   "safetensors under DIR/<case folder>/ (see below)");
   run->add_flag("--perf{5}", run_opts.perf_iterations,
                 "Perf mode for every case (--perf=N: N timed executions, default 5, after one warm-up): records the "
-                "median host time, the modelled device time and samples/s. Cases marked `perf` always run so")
+                "median host time (the device's own time on --backend pjrt), the modelled device time and samples/s. "
+                "Cases marked `perf` always run so")
       ->check(CLI::Range(1, 1000));
+  run->add_option("--batch", run_opts.perf_batches,
+                  "Perf mode's batch sweep for inference cases: 1,2,4,... — each batch's latency and samples/s "
+                  "(modelled on the simulated chip, the device's own time on a PJRT plugin), until the device runs "
+                  "out of memory or throughput stops rising by 5% (record field perf_batch_sweep)")
+      ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_batches(v); }));
   run->add_option("--op-golden", run_opts.op_golden_dir,
                   "Op-level golden: compare every device op with the CPU reference of that one op on the device's "
                   "own operands; per-op report DIR/<case folder>/op_golden.jsonl, the first op past the per-op "
@@ -212,9 +220,23 @@ int main(int argc, char** argv) {
   run->add_flag("--op-golden-check", run_opts.op_golden_check,
                 "Op-level golden as a check for every case (as YAML op_golden: true): a case fails when a device "
                 "op's local PCC or scale is past op_required_pcc / op_scale_tolerance");
-  run->add_option("--backend", run_opts.backend, "Device backend, by name")
-      ->check(rejects_what_throws([](const std::string& v) { meshtest::backend::builtin_backends().check_known(v); }))
+  run->add_option("--backend", run_opts.backend,
+                  "Device backend, by name: simulated (meshtest's chip, in process) or pjrt (a PJRT plugin, "
+                  "--pjrt-plugin)")
+      ->check(rejects_what_throws([](const std::string& v) {
+        if (v != "pjrt") meshtest::runner::available_backends().check_known(v);  // pjrt: checked with its plugin
+      }))
       ->capture_default_str();
+  run->add_option("--pjrt-plugin", run_opts.pjrt_plugin,
+                  "--backend pjrt: the PJRT plugin library (meshtest's own: <build>/pjrt/plugin/"
+                  "libpjrt_plugin_meshtest.so; XLA's: jax_plugins/xla_*/xla_*_plugin.so)")
+      ->envname("MESHTEST_PJRT_PLUGIN");
+  run->add_option("--pjrt-option", run_opts.pjrt_options,
+                  "--backend pjrt: a PJRT client option NAME=VALUE (repeat it); typed by its form: true/false, "
+                  "integer, integers joined by ',', decimal, else string (NAME:string=VALUE keeps a string). "
+                  "meshtest's plugin takes arch=<arch>")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run->add_flag("--emitc", run_opts.codegen.check,
                 "Also build each executed case's program as generated C++ (as `codegen` writes it, cached by "
                 "program hash under the cache folder), run it, and require its outputs to equal the device's "

@@ -25,6 +25,7 @@
 #include "frontends/mtir/mtir_frontend.h"
 #include "runner/cli/ops_stablehlo.h"
 #include "runner/cli/ops_sweep.h"
+#include "runner/pipeline/backends.h"
 #include "runner/pipeline/op_golden.h"
 #include "runtime/arch/arch_profile.h"
 #include "runtime/reference/reference_executor.h"
@@ -394,8 +395,10 @@ int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
   }
   const std::vector<SingleOp>& ops = op_set.ops();
   const runtime::ArchProfile arch = runtime::arch_profile(common.arch);
+  backend::BackendConfig config;
+  config.chip = arch.chip;
   const std::unique_ptr<backend::Backend> device =
-      backend::builtin_backends().create(std::string(backend::kDefaultBackend), {arch.chip, 1, ""});
+      available_backends().create(std::string(backend::kDefaultBackend), config);
   const fs::path dir(o.out_dir);
   fs::create_directories(dir);
   std::vector<OpRow> rows;

@@ -4,12 +4,16 @@
 #include "runner/pipeline/case_pipeline.h"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 
 #include "comparators/metrics.h"
+#include "compiler/program_serialize.h"
 #include "core/error.h"
+#include "core/rng.h"
+#include "runner/pipeline/batch_sweep.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/decode_steps.h"
 #include "runner/pipeline/host_memory.h"
@@ -56,6 +60,22 @@ config::BringupStatus bringup_for(Phase phase) {
 }
 
 namespace {
+
+// CaseResult::device_outputs_digest: each output's dtype class, shape and
+// bytes (floating ones as f32 values) hashed, the hashes mixed in order.
+std::string outputs_digest(const std::vector<Tensor>& outputs) {
+  uint64_t digest = 0;
+  for (const Tensor& t : outputs) {
+    const bool as_f32 = is_floating(t.dtype()) && t.dtype() != DType::F64;
+    const Tensor canonical = as_f32 && t.dtype() != DType::F32 ? t.to(DType::F32) : t;
+    const std::string type = (as_f32 ? "f32" : std::string(dtype_name(t.dtype()))) + shape_to_string(t.shape());
+    digest = mix_seed(digest, hash_seed(type));
+    digest = mix_seed(digest, compiler::hash_bytes({static_cast<const char*>(canonical.raw_data()), canonical.nbytes()}));
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
+  return hex;
+}
 
 comparators::ComparisonConfig comparison_for(const config::TestEntry& e) {
   comparators::ComparisonConfig c;
@@ -153,6 +173,17 @@ std::string planned_mesh_text(const TestCase& c, const runtime::ArchProfile& arc
 
 }  // namespace
 
+CompileTarget compile_target(const PipelineOptions& options, std::shared_ptr<const compiler::ShardingRequest> sharding) {
+  CompileTarget target;
+  target.backend = options.backend;
+  target.chip = options.chip;
+  target.chips = options.arch.chips;
+  target.sharding = std::move(sharding);
+  target.pjrt_plugin = options.pjrt_plugin;
+  target.pjrt_options = options.pjrt_options;
+  return target;
+}
+
 CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   CaseResult r;
   r.test_id = c.id;
@@ -166,6 +197,7 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   r.parallelism = c.loader_error.empty() ? std::string(parallelism_name(c.parallelism)) : "";
   r.run_mode = c.loader_error.empty() ? std::string(run_mode_name(c.run_mode)) : "";
   r.arch = options.chip.arch;
+  r.backend = options.backend;
   r.mesh = planned_mesh_text(c, options.arch);
   r.markers = c.markers;
   r.status = std::string(config::status_name(c.expectation.status));
@@ -270,9 +302,13 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     {
       PhaseClock clock(r.seconds.compile);
       const Graph& graph = steps->device_graph(loaded);
-      CompileTarget target{options.backend, options.chip, options.arch.chips, steps->device_sharding(loaded), false};
+      CompileTarget target = compile_target(options, steps->device_sharding(loaded));
       target.stream_weights = steps->stream_weights();
-      compiled = compile_case(c.id, c.expectation, graph, options.compile, target, r);
+      try {
+        compiled = compile_case(c.id, c.expectation, graph, options.compile, target, r);
+      } catch (const backend::DevicesUnavailable& e) {
+        return not_run("", e.what());  // a mesh the backend's devices cannot hold: skipped, never failed
+      }
     }
     // --compile-only: the case stops once compiled and memory-planned.
     if (compile_only) return not_run(std::string(phase_name(phase)), kCompileOnlyReason);
@@ -286,25 +322,40 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       PhaseClock clock(r.seconds.execute);
       steps->before_execute();
       backend::OpObserver steps_observer = steps->device_op_observer();
-      if ((op_plan.enabled() || steps_observer) &&
-          !compiled.backend->observe_ops(*compiled.executable, [&op_plan, &op_golden, steps_observer](
-                                                                   const backend::OpExecution& e) {
+      const bool observed =
+          (op_plan.enabled() || steps_observer) &&
+          compiled.backend->observe_ops(*compiled.executable, [&op_plan, &op_golden, steps_observer](
+                                                                  const backend::OpExecution& e) {
             if (op_plan.enabled()) op_golden.observe(e);
             if (steps_observer) steps_observer(e);
-          })) {
-        throw RuntimeError(std::string(op_plan.enabled() ? "op-level golden" : "routing the golden like the device") +
-                           ": backend '" + options.backend + "' does not report per-op results");
+          });
+      // A backend that cannot show its ops (a PJRT plugin) runs the case
+      // without the per-op check and with a golden that makes its own
+      // discrete choices, and the record says so.
+      auto not_applied = [&](const std::string& what) {
+        r.backend_options_not_applied += std::string(r.backend_options_not_applied.empty() ? "" : "; ") + what +
+                                         " (backend '" + options.backend + "' does not report per-op results)";
+      };
+      if (steps_observer && !observed) {
+        steps->device_ops_unobservable();
+        not_applied("golden routing by the device's top-k choices");
       }
+      const bool op_golden_on = op_plan.enabled() && observed;
+      if (op_plan.enabled() && !observed) not_applied("op_golden");
       backend::MemoryStats stats;
       device = compiled.backend->execute(*compiled.executable, steps->device_inputs(loaded), stats);
       record_execution_stats(stats, options.chip, r);
-      if (op_plan.enabled()) op_failure = finish_op_golden(op_golden, op_plan, options.op_golden_dir, r);
+      if (op_golden_on) op_failure = finish_op_golden(op_golden, op_plan, options.op_golden_dir, r);
     }
     if (golden_order == GoldenOrder::AfterExecute) golden(loaded);
     steps->check_device_outputs(device);
     checked_device = device;
+    r.device_outputs_digest = outputs_digest(device);
     if (const int iterations = perf_iterations_for(c, options.perf_iterations); iterations > 0) {
       run_perf(*compiled.backend, *compiled.executable, steps->device_inputs(loaded), iterations, r);
+      if (!options.perf_batches.empty() && c.run_mode == RunMode::Inference && !c.lm) {
+        r.perf_batch_sweep = sweep_text(sweep_batches(c, options, options.perf_batches, iterations));
+      }
     }
     enter(Phase::Compare);
     CaseVerdict verdict;

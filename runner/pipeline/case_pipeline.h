@@ -20,6 +20,7 @@
 #include "reports/case_result.h"
 #include "runner/collection/test_case.h"
 #include "runner/pipeline/codegen_check.h"
+#include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/compile_settings.h"
 #include "runtime/arch/arch_profile.h"
 #include "runtime/device/chip_spec.h"
@@ -27,7 +28,9 @@
 namespace meshtest::runner {
 
 struct PipelineOptions {
-  std::string backend = std::string(backend::kDefaultBackend);  // --backend: by name (backend/registry.h)
+  std::string backend = std::string(backend::kDefaultBackend);  // --backend: by name (runner/pipeline/backends.h)
+  std::string pjrt_plugin;                // --pjrt-plugin / MESHTEST_PJRT_PLUGIN (--backend pjrt)
+  std::vector<std::string> pjrt_options;  // --pjrt-option NAME=VALUE (pjrt/named_values.h)
   runtime::ChipSpec chip;
   runtime::ArchProfile arch;  // --arch: chips and mesh (its chip is `chip`)
   CompileSettings compile;      // --serialize, --compile-only, cache, weight dtype, fidelity, fusion
@@ -40,6 +43,7 @@ struct PipelineOptions {
   // Perf mode (README "Perf mode"): timed executions after one warm-up, for
   // every case (--perf N) or only those marked `perf` (0: kDefaultPerfIterations).
   int perf_iterations = 0;
+  std::vector<int64_t> perf_batches;  // --batch 1,2,4,...: perf mode's batch sweep (batch_sweep.h); empty: none
   CodegenSettings codegen;                  // run --emitc, meshtest codegen (codegen_check.h)
 };
 
@@ -64,6 +68,10 @@ class PhaseClock {
 // Called as the case enters each phase (for progress and heartbeats of
 // isolated workers); may be empty.
 using PhaseObserver = std::function<void(Phase)>;
+
+// Where the case's programs compile for: the options' backend and arch,
+// with `sharding` (null: one chip).
+CompileTarget compile_target(const PipelineOptions& options, std::shared_ptr<const compiler::ShardingRequest> sharding);
 
 // Runs one case in this process and returns its complete record. Never
 // throws for model failures: they become the record's outcome.

@@ -15,6 +15,7 @@
 #include "compiler/compile_cache.h"
 #include "core/error.h"
 #include "core/ir_text.h"
+#include "runner/pipeline/backends.h"
 #include "runner/pipeline/shell_command.h"
 #include "runner/pipeline/stablehlo_stage.h"
 
@@ -133,7 +134,8 @@ int64_t batch_of(const Graph& graph) {
 std::unique_ptr<backend::Backend> backend_for(const CompileSettings& settings, const CompileTarget& target, bool cache) {
   const std::string cache_dir =
       cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "";
-  return backend::builtin_backends().create(target.backend, {target.chip, target.chips, cache_dir});
+  return available_backends().create(target.backend,
+                                     {target.chip, target.chips, cache_dir, target.pjrt_plugin, target.pjrt_options});
 }
 
 }  // namespace
@@ -215,6 +217,12 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   record.modelled_top_ops = info.cost.top_ops_text(5);
   if (info.cost.seconds > 0) record.samples_per_second = static_cast<double>(batch_of(graph)) / info.cost.seconds;
   record.mesh = info.mesh;
+  record.backend = target.backend;
+  record.backend_platform = info.platform;
+  record.backend_device = info.device_kind + " x " + std::to_string(info.devices);
+  std::string not_applied;
+  for (const std::string& o : info.options_not_applied) not_applied += (not_applied.empty() ? "" : "; ") + o;
+  record.backend_options_not_applied = not_applied;
   std::string fallbacks;
   for (const std::string& f : info.sharding_fallbacks) fallbacks += (fallbacks.empty() ? "" : "; ") + f;
   record.sharding_fallbacks = fallbacks;

@@ -41,11 +41,13 @@ struct CompileTarget {
   std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
   bool enable_trace = false;
   bool stream_weights = false;  // backend::CompileRequest::stream_weights
+  std::string pjrt_plugin;                // backend::BackendConfig::pjrt_plugin
+  std::vector<std::string> pjrt_options;  // backend::BackendConfig::pjrt_options
 };
 
 // Compiles `graph` for the case and fills the record's compile fields
-// (compile_cache_hit, compile_stats, planned peaks, device_ops; on a mesh
-// also mesh and sharding_fallbacks). Dumps go to
+// (compile_cache_hit, compile_stats, planned peaks, device_ops, the backend's
+// platform and device; on a mesh also mesh and sharding_fallbacks). Dumps go to
 // <serialize_dir>/<case folder>/ as they are made; filechecks then run
 // against them. Throws on compile or FileCheck failure (the compile phase);
 // a FileCheck failure keeps the dumps, the input and FileCheck's output in

@@ -45,6 +45,7 @@ class InferenceSteps : public RunModeSteps {
     return routing_ ? GoldenOrder::AfterExecute : GoldenOrder::BeforeCompile;
   }
   backend::OpObserver device_op_observer() override;
+  void device_ops_unobservable() override { routing_.reset(); }
   void run_golden(LoadedCase& loaded) override;
   const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
   std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {

@@ -1,6 +1,8 @@
 // Perf mode (README "Perf mode"): after a case's checked execution, one
 // warm-up and N timed executions of the same compiled program; the record
-// gets the median host seconds of one execution. (The modelled device time
+// gets the median seconds of one execution: the device's own time where the
+// backend measures it (pjrt: launch to completion event, transfers excluded),
+// else the host's time of the whole execute call. (The modelled device time
 // and samples/s of every compiled case are recorded by the compile phase.)
 #pragma once
 

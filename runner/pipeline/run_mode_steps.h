@@ -80,6 +80,10 @@ class RunModeSteps {
   virtual GoldenOrder golden_order() const = 0;
   // Sees every device op of the execution (empty: nothing to see).
   virtual backend::OpObserver device_op_observer() { return {}; }
+  // The backend cannot show its ops (a PJRT plugin): the golden makes its
+  // own discrete choices instead of following the device's
+  // (device_routing.h), so a choice flipped near a tie can fail the case.
+  virtual void device_ops_unobservable() {}
   // The CPU reference of everything compare will judge.
   virtual void run_golden(LoadedCase& loaded) = 0;
   // The graph the device compiles and its sharding request (compile phase).

@@ -80,6 +80,7 @@ class TrainingSteps : public RunModeSteps {
     if (!routing_) return {};
     return [routing = routing_.get()](const backend::OpExecution& e) { routing->observe(e); };
   }
+  void device_ops_unobservable() override { routing_.reset(); }
 
   const Graph& device_graph(const LoadedCase& loaded) override {
     training_ = compiler::build_training_graph(loaded.model.graph, output_);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 
 #include "core/error.h"
 #include "core/safetensors.h"
@@ -438,6 +439,45 @@ func.func @main(%x: tensor<4x16xf32> {mhlo.sharding = "{devices=[1,8]<=[8]}"},
   ASSERT_EQ(r.shard_spec.count("arg0"), 1u);
   EXPECT_EQ(r.shard_spec.at("arg0"), (sdk::PartitionSpec{{}, {"axis0"}}));
   EXPECT_EQ(r.shard_spec.count("arg1"), 0u);
+}
+
+// What the writer gives a 4x2 mesh: a split over the second axis takes the
+// axes out of mesh order (a transposed iota), one over the first or over
+// both keeps them in order; all three must land on the one 4x2 mesh.
+TEST(StablehloImport, TransposedIotaShardingsGiveTheWritersMesh) {
+  const StablehloImport r = import_text(R"(
+func.func @main(%a: tensor<8x16xf32> {mhlo.sharding = "{devices=[2,1,4]<=[4,2]T(1,0) last_tile_dim_replicate}"},
+                %b: tensor<8x16xf32> {mhlo.sharding = "{devices=[4,1,2]<=[8] last_tile_dim_replicate}"},
+                %c: tensor<8x16xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"}) -> tensor<8x16xf32> {
+  %0 = stablehlo.add %a, %b : tensor<8x16xf32>
+  %1 = stablehlo.add %0, %c : tensor<8x16xf32>
+  return %1 : tensor<8x16xf32>
+})");
+  EXPECT_EQ(r.mesh.shape, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(r.shard_spec.at("arg0"), (sdk::PartitionSpec{{"axis1"}, {}}));
+  EXPECT_EQ(r.shard_spec.at("arg1"), (sdk::PartitionSpec{{"axis0"}, {}}));
+  EXPECT_EQ(r.shard_spec.at("arg2"), (sdk::PartitionSpec{{"axis0", "axis1"}, {}}));
+  // A tile the mesh's axes cannot make (3 of a 4x2 mesh): no spec at all.
+  const StablehloImport odd = import_text(R"(
+func.func @main(%a: tensor<8x16xf32> {mhlo.sharding = "{devices=[2,1,4]<=[4,2]T(1,0) last_tile_dim_replicate}"},
+                %b: tensor<9x16xf32> {mhlo.sharding = "{devices=[3,1]<=[3]}"}) -> tensor<8x16xf32> {
+  return %a : tensor<8x16xf32>
+})");
+  EXPECT_TRUE(odd.shard_spec.empty());
+}
+
+TEST(StablehloImport, ArgumentsMarkedAsWeightsAreListed) {
+  const StablehloImport r = import_text(R"(
+func.func @main(%x: tensor<4xf32> {meshtest.name = "x"},
+                %w: tensor<4xf32> {meshtest.kind = "weight", meshtest.name = "w"},
+                %v: tensor<4xf32> {meshtest.kind = "input"}) -> tensor<4xf32> {
+  %0 = stablehlo.add %x, %w : tensor<4xf32>
+  %1 = stablehlo.add %0, %v : tensor<4xf32>
+  return %1 : tensor<4xf32>
+})");
+  EXPECT_EQ(r.weight_arguments, (std::set<std::string>{"arg1"}));
+  EXPECT_EQ(r.labels.at("arg1"), "w");
+  EXPECT_EQ(r.graph.inputs().size(), 3u);  // still inputs: the consumer decides
 }
 
 TEST(StablehloImport, ShardyShardingsUseTheModulesMesh) {

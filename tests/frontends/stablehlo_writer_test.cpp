@@ -124,6 +124,16 @@ TEST(StablehloWriter, Bf16WeightsAreBf16ArgumentsAndBf16InTheWeightsFile) {
   EXPECT_EQ(tensors.at("b").to_f32_vector(), std::vector<float>(3, 0.5f));
 }
 
+TEST(StablehloWriter, MarkWeightsTagsTheWeightArguments) {
+  WriteOptions options;
+  options.mark_weights = true;
+  const std::string text = write_checked(linear_graph(), options);
+  EXPECT_TRUE(contains(text, "{meshtest.kind = \"weight\", meshtest.name = \"w\"}")) << text;
+  EXPECT_TRUE(contains(text, "{meshtest.kind = \"weight\", meshtest.name = \"b\"}")) << text;
+  EXPECT_TRUE(contains(text, "{meshtest.name = \"x\"}")) << text;
+  EXPECT_FALSE(contains(write_checked(linear_graph()), "meshtest.kind"));
+}
+
 TEST(StablehloWriter, ShardedArgumentsCarryGspmdShardings) {
   WriteOptions options;
   options.mesh = Mesh{{2, 4}, {"batch", "model"}};

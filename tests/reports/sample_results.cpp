@@ -43,6 +43,13 @@ CaseResult full_result(const std::string& id) {
   r.first_bad_op = "op #12 gelu (device op 12, chip 0, bf16[1,128,512]): local pcc 0.999998, scale 1.0100";
   r.routing_rows = 2048;
   r.routing_followed = 37;
+  r.backend = "pjrt";
+  r.backend_platform = "meshtest 0.1.0 simulated n150";
+  r.backend_device = "n150 x 1";
+  r.backend_options_not_applied = "op_golden (backend 'pjrt' does not report per-op results)";
+  r.device_outputs_digest = "0f0ce62040873809";
+  r.perf_device_timed = true;
+  r.perf_batch_sweep = "b=1 6.366 ms 157.1/s; b=2 5.809 ms 344.3/s";
   r.codegen_status = "mismatch";
   r.codegen_seconds = 2.5;
   r.pcc = 0.71;

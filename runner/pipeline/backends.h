@@ -1,0 +1,20 @@
+// The backends `meshtest run --backend NAME` can name: the simulated chip
+// (backend/registry.h) and, where the build found the PJRT C API header,
+// `pjrt` (pjrt/pjrt_backend.h). Without the header, `--backend pjrt` says
+// how to build it.
+#pragma once
+
+#include <string>
+
+#include "backend/registry.h"
+
+namespace meshtest::runner {
+
+const backend::BackendRegistry& available_backends();
+
+// Checks a run's backend before any case: its name, and for pjrt the
+// plugin and options (pjrt::check_pjrt_config). Throws Error with the message
+// the run stops with (exit 2).
+void check_backend(const std::string& name, const backend::BackendConfig& config);
+
+}  // namespace meshtest::runner
