@@ -14,11 +14,12 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/device_settings.h"
 #include "codegen/cpp_codegen.h"
-#include "compiler/compile_options.h"
 #include "core/device_program.h"
 #include "core/error.h"
 #include "core/graph.h"
+#include "core/sharding.h"
 #include "core/tensor.h"
 #include "runtime/device/cost_model.h"
 
@@ -34,7 +35,9 @@ namespace meshtest::backend {
 // 5: CompileRequest::stream_weights.
 // 6: CompileInfo::platform / device_kind / devices / options_not_applied,
 //    MemoryStats::device_seconds, DevicesUnavailable.
-constexpr int kBackendApiVersion = 6;
+// 7: CompileRequest holds backend-neutral DeviceSettings and the
+//    ShardingRequest, not the simulated compiler's options.
+constexpr int kBackendApiVersion = 7;
 
 // Thrown by compile when the program needs more devices than the backend
 // has (a mesh case on a PJRT plugin with fewer devices): the case is skipped
@@ -106,9 +109,8 @@ struct OpExecution {
 using OpObserver = std::function<void(const OpExecution&)>;
 
 struct CompileRequest {
-  // Optimization level, dtypes, fidelity, fusion; `options.sharding` null:
-  // the 1x1 mesh (one chip).
-  compiler::CompileOptions options;
+  DeviceSettings settings;  // optimization level, weight dtype, fidelity, fusion
+  std::shared_ptr<const ShardingRequest> sharding;  // null: one chip (the 1x1 mesh)
   StageDump dump;  // not called on a cache hit
   // The first execution records its dispatch sequence, later ones replay it.
   bool enable_trace = false;

@@ -28,6 +28,26 @@ compiler::DumpHook text_dump(const StageDump& dump) {
   };
 }
 
+// The case's device settings as the simulated compiler's options, with the
+// chip's memory capacities (every setting applies).
+compiler::CompileOptions compiler_options(const CompileRequest& request, const runtime::ChipSpec& chip) {
+  compiler::CompileOptions o;
+  const DeviceSettings& s = request.settings;
+  o.optimization_level = s.optimization_level;
+  o.weight_dtype = s.weight_dtype;
+  try {
+    o.math_fidelity = compiler::parse_math_fidelity(s.math_fidelity);
+  } catch (const ParseError& e) {
+    throw CompileError(std::string("device settings: ") + e.what());
+  }
+  o.enable_fusion = s.enable_fusion;
+  o.enable_composite_ops = s.enable_composite_ops;
+  o.sharding = request.sharding;
+  o.dram_capacity_bytes = chip.dram_bytes;
+  o.l1_capacity_bytes = chip.l1_bytes_total();
+  return o;
+}
+
 CompileInfo info_of(const compiler::CompileResult& result) {
   CompileInfo info;
   info.stats = result.stats;
@@ -191,9 +211,7 @@ class SimulatedBackend : public Backend {
   std::string name() const override { return std::string(kDefaultBackend); }
 
   std::unique_ptr<Executable> compile(const Graph& graph, const CompileRequest& request) override {
-    compiler::CompileOptions options = request.options;
-    options.dram_capacity_bytes = chip_.dram_bytes;
-    options.l1_capacity_bytes = chip_.l1_bytes_total();
+    const compiler::CompileOptions options = compiler_options(request, chip_);
     if (options.sharding && options.sharding->mesh.size() > chips_) {
       const Mesh& mesh = options.sharding->mesh;
       throw CompileError("mesh " + mesh.text() + " needs " + std::to_string(mesh.size()) + " chips, " + chip_.arch +
@@ -273,6 +291,8 @@ class SimulatedBackend : public Backend {
 };
 
 }  // namespace
+
+std::string default_cache_dir() { return compiler::CompileCache::default_dir(); }
 
 std::unique_ptr<Backend> make_simulated_backend(const BackendConfig& config) {
   return std::make_unique<SimulatedBackend>(config);

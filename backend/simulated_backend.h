@@ -14,6 +14,10 @@ namespace meshtest::backend {
 // many). `config.cache_dir` empty: no compile cache (only 1x1 programs are
 // cached; a mesh program carries its sharding plan, which the cache does not).
 std::unique_ptr<Backend> make_simulated_backend(const BackendConfig& config);
+// The compile cache's folder when a run names none: MESHTEST_CACHE_DIR, else
+// $XDG_CACHE_HOME/meshtest, else ~/.cache/meshtest (generated code is cached there too).
+std::string default_cache_dir();
+
 // `chips` chips of kind `chip`, no compile cache.
 std::unique_ptr<Backend> make_simulated_backend(const runtime::ChipSpec& chip, int chips);
 

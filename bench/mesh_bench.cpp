@@ -20,8 +20,8 @@ LlamaShape transformer(int64_t size) {
   return size == 0 ? LlamaShape{4, 512, 8, 8, 1408, 2048, 128} : LlamaShape{4, 64, 8, 8, 128, 256, 32};
 }
 
-std::shared_ptr<const compiler::ShardingRequest> megatron_1x8(const Graph& g) {
-  auto r = std::make_shared<compiler::ShardingRequest>();
+std::shared_ptr<const ShardingRequest> megatron_1x8(const Graph& g) {
+  auto r = std::make_shared<ShardingRequest>();
   r->mesh = {{1, 8}, {"batch", "model"}};
   auto ends = [](const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -52,7 +52,7 @@ void run(benchmark::State& state, bool mesh, bool trace, int kernel_threads = 0)
   g.materialize_weights();
   auto simulated = backend::make_simulated_backend({}, 8);
   backend::CompileRequest request;
-  if (mesh) request.options.sharding = megatron_1x8(g);
+  if (mesh) request.sharding = megatron_1x8(g);
   request.enable_trace = trace;
   auto exe = simulated->compile(g, request);
   const auto in = inputs(shape);

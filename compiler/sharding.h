@@ -36,20 +36,9 @@
 
 namespace meshtest::compiler {
 
-// Per tensor dim: the mesh axis names it is split over (empty: replicated).
-using NamedPartitionSpec = std::vector<std::vector<std::string>>;
-
-struct ShardingRequest {
-  Mesh mesh;
-  std::map<std::string, NamedPartitionSpec> specs;  // parameter name -> spec (absent: replicated)
-  // Output name -> the split it must leave the chips in (absent: whatever
-  // propagation gives). A whole result is cut in place (shard_slice), one
-  // split otherwise is gathered first. Training: each weight's gradient in
-  // its weight's split.
-  std::map<std::string, NamedPartitionSpec> output_specs;
-
-  std::string fingerprint() const;  // canonical text, for compile-cache keys
-};
+// The request (core/sharding.h), under the names the compiler has used.
+using meshtest::NamedPartitionSpec;
+using meshtest::ShardingRequest;
 
 struct ShardingPlan {
   Mesh mesh;

@@ -20,9 +20,7 @@ bool is_known_arch(std::string_view name) {
 
 std::optional<std::string> unknown_arch_message(std::string_view name) {
   if (is_known_arch(name)) return std::nullopt;
-  std::string message = "unknown arch '" + std::string(name) + "'";
-  if (auto near = did_you_mean(name, known_arch_names())) message += " (did you mean '" + *near + "'?)";
-  return message + "; known archs: " + join_names(known_arch_names());
+  return unknown_name_message("arch", name, known_arch_names());
 }
 
 const std::vector<std::string>& default_supported_archs() {

@@ -1,9 +1,8 @@
-// Schema-driven reading of entries, arch overrides and placeholders.
+// Schema-driven reading of entries, override blocks and placeholders.
 #include "config/entry_reader.h"
 
 #include <map>
 
-#include "config/arch_names.h"
 #include "config/entry_schema.h"
 #include "config/nearest_name.h"
 
@@ -34,7 +33,7 @@ bool EntryReader::require_map(const YamlNode& node, const std::string& what) {
 TestEntry EntryReader::read_entry(const YamlNode& key, const YamlNode& body) {
   TestEntry e;
   e.defined_at = key.where(reader_.file());
-  if (require_map(body, "entry '" + key.value + "'")) read_fields(body, e, Context::Entry);
+  if (require_map(body, "entry '" + key.value + "'")) read_fields(body, e, Scope{});
   return e;
 }
 
@@ -44,11 +43,11 @@ Placeholder EntryReader::read_placeholder(const YamlNode& key, const YamlNode& b
   p.entry.defined_at = key.where(reader_.file());
   // A bare name ("model:" with nothing after it) is a placeholder with the defaults.
   if (body.kind == YamlNode::Kind::Null) return p;
-  if (require_map(body, "placeholder '" + key.value + "'")) read_fields(body, p.entry, Context::Placeholder);
+  if (require_map(body, "placeholder '" + key.value + "'")) read_fields(body, p.entry, Scope{.placeholder = true});
   return p;
 }
 
-void EntryReader::read_fields(const YamlNode& body, TestEntry& entry, Context context) {
+void EntryReader::read_fields(const YamlNode& body, TestEntry& entry, Scope scope) {
   std::map<std::string, const YamlNode*> seen;
   for (size_t i = 0; i < body.map_size(); ++i) {
     const YamlNode& key = body.key(i);
@@ -62,21 +61,21 @@ void EntryReader::read_fields(const YamlNode& body, TestEntry& entry, Context co
                              it->second->where(reader_.file()).to_string() + ")");
       continue;
     }
-    read_field(key, body.value_at(i), entry, context);
+    read_field(key, body.value_at(i), entry, scope);
   }
 }
 
-void EntryReader::read_field(const YamlNode& key, const YamlNode& value, TestEntry& entry, Context context) {
+void EntryReader::read_field(const YamlNode& key, const YamlNode& value, TestEntry& entry, Scope scope) {
   const std::string& name = key.value;
-  const std::vector<std::string>& allowed =
-      context == Context::Placeholder ? placeholder_field_names() : entry_field_names();
-  if (!contains(allowed, name) || (context == Context::ArchOverride && name == kArchOverridesField)) {
+  const std::vector<std::string>& allowed = scope.placeholder ? placeholder_field_names() : entry_field_names();
+  const OverrideKind* override_kind = find_override_kind(name);
+  if (!contains(allowed, name) || (scope.block != nullptr && override_kind != nullptr)) {
     if (is_foreign_field(name)) {
       reader_.warning(key, "field '" + name + "' is used by other runners and ignored by meshtest");
     } else if (contains(entry_field_names(), name)) {
       reader_.error(key, "field '" + name + "' is not allowed in " +
-                             (context == Context::Placeholder ? "a placeholder (allowed: bringup_status, reason)"
-                                                              : "an arch override"));
+                             (scope.placeholder ? std::string("a placeholder (allowed: bringup_status, reason)")
+                                                : std::string(scope.block->one_block)));
     } else {
       std::string message = "unknown field '" + name + "'";
       if (auto near = did_you_mean(name, allowed)) message += " (did you mean '" + *near + "'?)";
@@ -85,13 +84,14 @@ void EntryReader::read_field(const YamlNode& key, const YamlNode& value, TestEnt
     return;
   }
   entry.sources[name] = key.where(reader_.file());
-  if (name == kArchOverridesField) read_arch_overrides(value, entry);
+  if (override_kind != nullptr) read_overrides(*override_kind, value, entry);
   else find_field(name)->read(reader_, value, entry);
 }
 
-void EntryReader::read_arch_overrides(const YamlNode& node, TestEntry& entry) {
+void EntryReader::read_overrides(const OverrideKind& kind, const YamlNode& node, TestEntry& entry) {
+  const std::string field(kind.field), noun(kind.noun);
   if (node.kind != YamlNode::Kind::Map) {
-    reader_.error(node, "field 'arch_overrides' must map arch names to fields, got " + node.describe());
+    reader_.error(node, "field '" + field + "' must map " + noun + " names to fields, got " + node.describe());
     return;
   }
   std::map<std::string, const YamlNode*> seen;
@@ -99,24 +99,24 @@ void EntryReader::read_arch_overrides(const YamlNode& node, TestEntry& entry) {
     const YamlNode& key = node.key(i);
     const YamlNode& body = node.value_at(i);
     if (!key.is_scalar()) {
-      reader_.error(key, "arch names must be strings, got " + key.describe());
+      reader_.error(key, noun + " names must be strings, got " + key.describe());
       continue;
     }
-    if (auto problem = unknown_arch_message(key.value)) {
+    if (auto problem = kind.unknown_name_message(key.value)) {
       reader_.error(key, *problem);
       continue;
     }
     auto [it, inserted] = seen.emplace(key.value, &key);
     if (!inserted) {
-      reader_.error(key, "duplicate arch '" + key.value + "' in arch_overrides (first at " +
+      reader_.error(key, "duplicate " + noun + " '" + key.value + "' in " + field + " (first at " +
                              it->second->where(reader_.file()).to_string() + ")");
       continue;
     }
-    ArchOverride o;
-    o.arch = key.value;
+    Override o;
+    o.name = key.value;
     o.defined_at = key.where(reader_.file());
-    if (require_map(body, "arch_overrides." + key.value)) read_fields(body, o.fields, Context::ArchOverride);
-    entry.arch_overrides.push_back(std::move(o));
+    if (require_map(body, field + "." + key.value)) read_fields(body, o.fields, Scope{.block = &kind});
+    (entry.*kind.blocks).push_back(std::move(o));
   }
 }
 

@@ -1,4 +1,4 @@
-// Reads the body of one test_config entry (or arch override, or placeholder)
+// Reads the body of one test_config entry (or override block, or placeholder)
 // into a TestEntry: every field checked against the schema, unknown names
 // answered with "did you mean", duplicated fields reported, foreign fields
 // (other runners') accepted with a warning.
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/overrides.h"
 #include "config/test_config.h"
 #include "config/value_reader.h"
 #include "config/yaml_tree.h"
@@ -23,10 +24,15 @@ class EntryReader {
   Placeholder read_placeholder(const YamlNode& key, const YamlNode& body);
 
  private:
-  enum class Context { Entry, ArchOverride, Placeholder };
-  void read_fields(const YamlNode& body, TestEntry& entry, Context context);
-  void read_field(const YamlNode& key, const YamlNode& value, TestEntry& entry, Context context);
-  void read_arch_overrides(const YamlNode& node, TestEntry& entry);
+  // What a body of fields belongs to: an entry, a placeholder, or one block
+  // of an override kind (arch_overrides.<arch>, backend_overrides.<backend>).
+  struct Scope {
+    bool placeholder = false;
+    const OverrideKind* block = nullptr;
+  };
+  void read_fields(const YamlNode& body, TestEntry& entry, Scope scope);
+  void read_field(const YamlNode& key, const YamlNode& value, TestEntry& entry, Scope scope);
+  void read_overrides(const OverrideKind& kind, const YamlNode& node, TestEntry& entry);
   bool require_map(const YamlNode& node, const std::string& what);
 
   ValueReader& reader_;

@@ -10,6 +10,7 @@
 #include "config/arch_names.h"
 #include "config/marker_names.h"
 #include "config/nearest_name.h"
+#include "config/overrides.h"
 
 namespace meshtest::config {
 
@@ -203,7 +204,7 @@ const std::vector<std::string>& entry_field_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const FieldSpec& f : entry_fields()) out.emplace_back(f.name);
-    out.emplace_back(kArchOverridesField);
+    for (const OverrideKind& kind : override_kinds()) out.emplace_back(kind.field);
     return out;
   }();
   return names;

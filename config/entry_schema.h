@@ -1,7 +1,8 @@
 // The fields of a test_config entry, in one table: each field's YAML name,
-// how its value is read and checked, how it is copied (arch_overrides) and
-// how it is shown (`meshtest show`). arch_overrides itself is read by
-// entry_reader.cpp, since it holds fields of this table.
+// how its value is read and checked, how it is copied (overrides) and how it
+// is shown (`meshtest show`). The override blocks themselves (arch_overrides,
+// backend_overrides: config/overrides.h) are read by entry_reader.cpp, since
+// they hold fields of this table.
 #pragma once
 
 #include <optional>
@@ -24,14 +25,12 @@ struct FieldSpec {
   std::optional<std::string> (*show)(const TestEntry& entry);
 };
 
-// Every field except arch_overrides, in the order `show` lists them.
+// Every field except the override blocks, in the order `show` lists them.
 const std::vector<FieldSpec>& entry_fields();
 const FieldSpec* find_field(std::string_view name);
 
-constexpr std::string_view kArchOverridesField = "arch_overrides";
-
-// Every name an entry may use (the table plus arch_overrides): the candidates
-// for "did you mean".
+// Every name an entry may use (the table plus the override blocks): the
+// candidates for "did you mean".
 const std::vector<std::string>& entry_field_names();
 
 // Fields other runners in this field define and meshtest does not use:

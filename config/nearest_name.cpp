@@ -47,4 +47,10 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
+std::string unknown_name_message(std::string_view noun, std::string_view name, const std::vector<std::string>& known) {
+  std::string message = "unknown " + std::string(noun) + " '" + std::string(name) + "'";
+  if (auto near = did_you_mean(name, known)) message += " (did you mean '" + *near + "'?)";
+  return message + "; known " + std::string(noun) + "s: " + join_names(known);
+}
+
 }  // namespace meshtest::config

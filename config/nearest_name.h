@@ -25,4 +25,8 @@ std::optional<std::string> did_you_mean(std::string_view name, const std::vector
 // ", " separated, for "allowed: A, B, C" lists.
 std::string join_names(const std::vector<std::string>& names);
 
+// "unknown <noun> 'x' (did you mean 'y'?); known <noun>s: a, b": a name that
+// is not one of `known` (the suggestion only when one is near).
+std::string unknown_name_message(std::string_view noun, std::string_view name, const std::vector<std::string>& known);
+
 }  // namespace meshtest::config

@@ -17,7 +17,7 @@
 
 namespace meshtest::config {
 
-struct ArchOverride;
+struct Override;
 
 struct TestEntry {
   TestStatus status = TestStatus::Unspecified;
@@ -55,18 +55,20 @@ struct TestEntry {
   // (unset or true) or by PCC (false); YAML codegen_assert_exact, or its
   // other runners' name emitpy_assert_exact.
   std::optional<bool> codegen_assert_exact;
-  std::vector<ArchOverride> arch_overrides;   // as written; see config/arch_overrides.h
+  std::vector<Override> arch_overrides;       // as written; see config/overrides.h
+  std::vector<Override> backend_overrides;    // as written; see config/overrides.h
   SourceLocation defined_at;                  // the id's key
   // Field name (as in YAML) -> where its value is written. Only fields the
-  // YAML sets appear; after arch resolution, overridden fields point into
-  // the arch_overrides block.
+  // YAML sets appear; after resolve_overrides, overridden fields point into
+  // the arch_overrides or backend_overrides block.
   std::map<std::string, SourceLocation> sources;
 };
 
-// arch_overrides.<arch>: the fields set here (those in fields.sources)
-// replace the entry's own when running on `arch`.
-struct ArchOverride {
-  std::string arch;
+// One block of arch_overrides.<arch> or backend_overrides.<backend>: the
+// fields set here (those in fields.sources) replace the entry's own when the
+// run targets `name` (config/overrides.h).
+struct Override {
+  std::string name;  // the arch or backend
   TestEntry fields;
   SourceLocation defined_at;
 };

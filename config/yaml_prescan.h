@@ -16,7 +16,7 @@ namespace meshtest::config {
 
 struct PrescanLimits {
   size_t max_bytes = size_t{16} << 20;  // a test_config file of 20,000 entries is about 2 MB
-  int max_depth = 64;                    // entries need 6 levels (test_config, id, arch_overrides, arch, field, item)
+  int max_depth = 64;                    // entries need 6 levels (test_config, id, arch_overrides, arch, field, item; backend_overrides alike)
 };
 
 // Problems found in `text`; empty when it is safe to parse. The nesting depth

@@ -215,4 +215,21 @@ Tensor assemble_shards(const Mesh& mesh, const std::vector<Tensor>& shards, cons
   return out;
 }
 
+std::string ShardingRequest::fingerprint() const {
+  std::string s = "mesh=" + mesh.text() + ":";
+  for (const std::string& a : mesh.axis_names) s += a + ",";
+  auto add_spec = [&s](const std::string& name, const NamedPartitionSpec& spec) {
+    s += ";" + name + "=";
+    for (const auto& dim : spec) {
+      s += "(";
+      for (const std::string& a : dim) s += a + ",";
+      s += ")";
+    }
+  };
+  for (const auto& [name, spec] : specs) add_spec(name, spec);
+  s += ";outputs";
+  for (const auto& [name, spec] : output_specs) add_spec(name, spec);
+  return s;
+}
+
 }  // namespace meshtest

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,23 @@ Tensor concat_blocks(const std::vector<const Tensor*>& blocks, int64_t dim);
 // shard (replicated dims are taken from the first chip of each block).
 Tensor shard_for_chip(const Mesh& mesh, const Tensor& global, const Sharding& sharding, int64_t chip);
 Tensor assemble_shards(const Mesh& mesh, const std::vector<Tensor>& shards, const Sharding& sharding);
+
+// Per tensor dim: the mesh axis names it is split over (empty: replicated).
+using NamedPartitionSpec = std::vector<std::vector<std::string>>;
+
+// How a program is to be split over a mesh: the mesh and each split
+// parameter's spec. What a case asks of the backend (the simulated chip's
+// shard pass, a PJRT plugin's SPMD partitioner) for a mesh.
+struct ShardingRequest {
+  Mesh mesh;
+  std::map<std::string, NamedPartitionSpec> specs;  // parameter name -> spec (absent: replicated)
+  // Output name -> the split it must leave the chips in (absent: whatever
+  // propagation gives). A whole result is cut in place (shard_slice), one
+  // split otherwise is gathered first. Training: each weight's gradient in
+  // its weight's split.
+  std::map<std::string, NamedPartitionSpec> output_specs;
+
+  std::string fingerprint() const;  // canonical text, for compile-cache keys
+};
 
 }  // namespace meshtest

@@ -8,7 +8,7 @@
 
 namespace meshtest::pjrt {
 
-frontends::stablehlo::WriteOptions write_options_for(const compiler::ShardingRequest* sharding) {
+frontends::stablehlo::WriteOptions write_options_for(const ShardingRequest* sharding) {
   frontends::stablehlo::WriteOptions options;
   if (sharding == nullptr) return options;
   options.mesh = sharding->mesh;

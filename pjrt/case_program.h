@@ -4,13 +4,13 @@
 // sharded parameter's split as its argument's `mhlo.sharding`.
 #pragma once
 
-#include "compiler/sharding.h"
+#include "core/sharding.h"
 #include "frontends/stablehlo/stablehlo_writer.h"
 
 namespace meshtest::pjrt {
 
 // No sharding request (null): one device, no shardings. Throws
 // meshtest::Error for a spec that names an axis the mesh lacks.
-frontends::stablehlo::WriteOptions write_options_for(const compiler::ShardingRequest* sharding);
+frontends::stablehlo::WriteOptions write_options_for(const ShardingRequest* sharding);
 
 }  // namespace meshtest::pjrt

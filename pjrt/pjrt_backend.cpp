@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/compile_options.h"
 #include "core/error.h"
 #include "core/sharding.h"
 #include "frontends/stablehlo/stablehlo_writer.h"
@@ -26,12 +25,12 @@ namespace shlo = frontends::stablehlo;
 bool reads_tt_options(const std::string& platform) { return platform == "meshtest" || platform == "tt"; }
 
 // The case's settings as env_option_overrides, or as "not applied" notes.
-void add_settings(const compiler::CompileOptions& o, bool enable_trace, const Client& client,
+void add_settings(const backend::DeviceSettings& o, bool enable_trace, const Client& client,
                   CompileOptions& proto, std::vector<std::string>& not_applied) {
   std::map<std::string_view, OptionOverride> settings = {
       {option_keys::kOptimizationLevel, int64_t{o.optimization_level}},
       {option_keys::kMathFidelity,
-       std::string(option_keys::kMathFidelityNames.at(static_cast<size_t>(o.math_fidelity)))},
+       std::string(option_keys::kMathFidelityNames.at(backend::math_fidelity_index(o.math_fidelity)))},
       {option_keys::kEnableFusion, o.enable_fusion},
       {option_keys::kEnableCompositeOps, o.enable_composite_ops},
       {option_keys::kEnableTrace, enable_trace},
@@ -140,7 +139,7 @@ class PjrtBackend : public backend::Backend {
 
   std::unique_ptr<backend::Executable> compile(const Graph& graph, const backend::CompileRequest& request) override {
     std::shared_ptr<Client> client = Client::shared(plugin_, options_);
-    const compiler::ShardingRequest* sharding = request.options.sharding.get();
+    const ShardingRequest* sharding = request.sharding.get();
     const auto devices = static_cast<size_t>(sharding ? sharding->mesh.size() : 1);
     if (devices > client->devices().size()) {
       throw backend::DevicesUnavailable("mesh " + sharding->mesh.text() + " needs " + std::to_string(devices) +
@@ -159,7 +158,7 @@ class PjrtBackend : public backend::Backend {
     for (size_t d = 0; d < devices; ++d) ids.push_back(client->devices()[d].id);
     proto.device_assignment = {ids};
     backend::CompileInfo info;
-    add_settings(request.options, request.enable_trace, *client, proto, info.options_not_applied);
+    add_settings(request.settings, request.enable_trace, *client, proto, info.options_not_applied);
     std::shared_ptr<LoadedExecutable> loaded = client->compile(program, proto, graph.outputs.size(), info.cache_hit);
     info.mesh = sharding ? sharding->mesh.text() : "1x1";
     const std::string& version = client->platform_version();  // often starts with the name already
@@ -168,7 +167,7 @@ class PjrtBackend : public backend::Backend {
     info.devices = static_cast<int>(devices);
     const bool plugin_applies = reads_tt_options(client->platform_name());
     return std::make_unique<PjrtExecutable>(std::move(client), std::move(loaded), graph, std::move(write),
-                                            std::move(info), request.options.weight_dtype, plugin_applies);
+                                            std::move(info), request.settings.weight_dtype, plugin_applies);
   }
 
   std::vector<Tensor> execute(backend::Executable& executable, const std::map<std::string, Tensor>& inputs,

@@ -82,6 +82,7 @@ PromotedFile& home_for(std::vector<PromotedFile>& files, const std::string& id,
 struct Evidence {
   double worst_pcc = NAN;
   std::vector<std::string> archs;  // the archs it passed on, in order of first appearance
+  std::string other_backend;       // a backend besides the simulated chip it passed on (empty: none)
 };
 
 std::map<std::string, Evidence> passed_everywhere(const std::vector<RunResults>& runs) {
@@ -93,6 +94,7 @@ std::map<std::string, Evidence> passed_everywhere(const std::vector<RunResults>&
       Evidence& e = seen[id];
       const double worst = ++passes[id] == 1 ? r->pcc : e.worst_pcc;
       e.worst_pcc = std::isnan(worst) || std::isnan(r->pcc) ? NAN : std::min(worst, r->pcc);
+      if (!r->backend.empty() && r->backend != "simulated") e.other_backend = r->backend;
       if (!r->arch.empty() && std::find(e.archs.begin(), e.archs.end(), r->arch) == e.archs.end()) {
         e.archs.push_back(r->arch);
       }
@@ -233,6 +235,14 @@ PromotionPlan plan_promotions(const std::vector<RunResults>& runs, const std::st
     if (flaky.count(id)) {
       plan.notes.push_back(id + ": not promoted, its outcome changed within the last " + std::to_string(runs.size()) +
                            " run(s)");
+      continue;
+    }
+    // A pass on a PJRT plugin says nothing of the simulated chip's entry, and
+    // its own expectation may sit in backend_overrides: a person decides.
+    if (!evidence.other_backend.empty()) {
+      plan.notes.push_back(id + ": not promoted, it passed on backend '" + evidence.other_backend +
+                           "' (its expectation there is backend_overrides." + evidence.other_backend +
+                           "; edit it by hand)");
       continue;
     }
     if (unsupported.count(id) && !entry_file.count(id)) {

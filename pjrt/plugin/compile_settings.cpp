@@ -69,19 +69,18 @@ DType read_weight_dtype(const std::string& key, const OptionOverride& value) {
 }
 
 // tt-xla's lower-case names or any case of meshtest's; "ttnn_default" keeps meshtest's default.
-compiler::MathFidelity read_math_fidelity(const std::string& key, const OptionOverride& value,
-                                          compiler::MathFidelity current) {
+std::string read_math_fidelity(const std::string& key, const OptionOverride& value, const std::string& current) {
   const std::string& s = read_string(key, value);
   if (lower(s) == keys::kMathFidelityTtnnDefault) return current;
   try {
-    return compiler::parse_math_fidelity(s);
+    return backend::canonical_math_fidelity(s);
   } catch (const ParseError& e) {
     invalid_argument("compile option '" + key + "': " + e.what());
   }
 }
 
 void apply(CompileSettings& settings, const std::string& key, const OptionOverride& value) {
-  compiler::CompileOptions& o = settings.options;
+  backend::DeviceSettings& o = settings.options;
   if (key == keys::kOptimizationLevel) {
     const int64_t level = read_int(key, value);
     if (level < 0 || level > 2) bad_value(key, value, "0, 1 or 2");

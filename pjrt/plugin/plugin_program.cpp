@@ -135,7 +135,7 @@ Sharding split_of(const Mesh& mesh, const sdk::PartitionSpec& spec) {
 
 // The SPMD mesh of N chips: the program's own (from its shardings), or a
 // 1-D mesh when nothing is split; its argument splits become the request.
-std::shared_ptr<const compiler::ShardingRequest> spmd_request(const sdk::MeshConfig& program_mesh,
+std::shared_ptr<const ShardingRequest> spmd_request(const sdk::MeshConfig& program_mesh,
                                                               const sdk::ShardSpec& spec, int64_t chips,
                                                               std::vector<ProgramArgument>& arguments, Mesh& mesh) {
   mesh = program_mesh.shape.empty() ? Mesh{{chips}, {"axis0"}} : Mesh{program_mesh.shape, program_mesh.axis_names};
@@ -144,7 +144,7 @@ std::shared_ptr<const compiler::ShardingRequest> spmd_request(const sdk::MeshCon
                      " devices), but it is compiled for " + std::to_string(chips) +
                      " devices (num_replicas x num_partitions)");
   }
-  auto request = std::make_shared<compiler::ShardingRequest>();
+  auto request = std::make_shared<ShardingRequest>();
   request->mesh = mesh;
   for (ProgramArgument& a : arguments) {
     const auto it = spec.find(a.name);
@@ -181,11 +181,11 @@ std::shared_ptr<const Program> read_program(const PJRT_Program* pjrt_program, st
   sdk::ShardSpec spec;
   program->arguments = name_arguments(import, spec);
   program->results = keep_results(import.graph);
-  program->request.options = settings.options;
+  program->request.settings = settings.options;
   program->request.enable_trace = settings.enable_trace;
   program->mesh = Mesh{{1, 1}, {}};
   if (needed > 1) {
-    program->request.options.sharding = spmd_request(import.mesh, spec, needed, program->arguments, program->mesh);
+    program->request.sharding = spmd_request(import.mesh, spec, needed, program->arguments, program->mesh);
   }
   program->graph = std::move(import.graph);
   program->fingerprint = fingerprint_of(code, compile_options);

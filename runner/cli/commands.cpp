@@ -92,6 +92,14 @@ int cmd_collect(const CommonOptions& o, const CollectView& view) {
 
 namespace {
 
+// The collection of a command that runs cases: backend_overrides resolve for
+// the backend the cases run on (RunOptions::backend, `run --backend`).
+CommonOptions collection_options(const CommonOptions& o, const RunOptions& ro) {
+  CommonOptions with_backend = o;
+  with_backend.backend = ro.backend;
+  return with_backend;
+}
+
 PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   PipelineOptions popts;
   popts.arch = runtime::arch_profile(o.arch);
@@ -269,7 +277,7 @@ std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const Ru
     // The run's own collection already said what there is to say (warnings, debug lines).
     const spdlog::level::level_enum level = spdlog::get_level();
     spdlog::set_level(std::max(level, spdlog::level::info));
-    std::shared_ptr<Collected> c(collect_cases(o, nullptr).release());
+    std::shared_ptr<Collected> c(collect_cases(collection_options(o, ro), nullptr).release());
     spdlog::set_level(level);
     auto by_id = std::make_shared<std::map<std::string, const TestCase*>>();
     if (c) {
@@ -299,7 +307,7 @@ static void check_output_folder(const std::string& path, const std::string& opti
 }
 
 int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
-  auto c = collect(o);
+  auto c = collect(collection_options(o, ro));
   if (!c) return 2;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
   // `--json -` puts the JSON lines on stdout: everything else goes to stderr.
@@ -448,7 +456,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
 }
 
 int cmd_codegen(const CommonOptions& o, const RunOptions& ro) {
-  auto c = collect(o);
+  auto c = collect(collection_options(o, ro));
   if (!c) return 2;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
   if (c->selection.selected.size() != 1) {
@@ -476,7 +484,7 @@ int cmd_codegen(const CommonOptions& o, const RunOptions& ro) {
 }
 
 int cmd_export(const CommonOptions& o, const RunOptions& ro) {
-  auto c = collect(o);
+  auto c = collect(collection_options(o, ro));
   if (!c) return 2;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
   if (c->selection.selected.size() != 1) {

@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <string>
+#include <vector>
 
-#include "compiler/compile_options.h"
+#include "backend/device_settings.h"
 #include "core/error.h"
 #include "core/mutation.h"
 #include "runner/cli/cli_habits.h"
@@ -57,6 +59,28 @@ void add_selection_options(CLI::App* cmd, CommonOptions& o) {
                   "models)");
   cmd->add_option("--config-dir", o.config_dir,
                   "Folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source test_config)");
+}
+
+// The device backend of `run` and `ops`: --backend, --pjrt-plugin (or $MESHTEST_PJRT_PLUGIN), --pjrt-option.
+void add_backend_options(CLI::App* cmd, std::string& backend, std::string& pjrt_plugin,
+                         std::vector<std::string>& pjrt_options) {
+  cmd->add_option("--backend", backend,
+                  "Device backend, by name: simulated (meshtest's chip, in process) or pjrt (a PJRT plugin, "
+                  "--pjrt-plugin)")
+      ->check(rejects_what_throws([](const std::string& v) {
+        if (v != "pjrt") meshtest::runner::available_backends().check_known(v);  // pjrt: checked with its plugin
+      }))
+      ->capture_default_str();
+  cmd->add_option("--pjrt-plugin", pjrt_plugin,
+                  "--backend pjrt: the PJRT plugin library (meshtest's own: <build>/pjrt/plugin/"
+                  "libpjrt_plugin_meshtest.so; XLA's: jax_plugins/xla_*/xla_*_plugin.so)")
+      ->envname("MESHTEST_PJRT_PLUGIN");
+  cmd->add_option("--pjrt-option", pjrt_options,
+                  "--backend pjrt: a PJRT client option NAME=VALUE (repeat it); typed by its form: true/false, "
+                  "integer, integers joined by ',', decimal, else string (NAME:string=VALUE keeps a string). "
+                  "meshtest's plugin takes arch=<arch>")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
@@ -179,6 +203,8 @@ int main(int argc, char** argv) {
       "collect", "List the selected test ids, each with its config status, markers and reason (-q: ids only)");
   add_selection_options(collect, collect_opts);
   collect->add_flag("--tree", collect_view.tree, "Group the cases by loader folder");
+  collect->add_option("--backend", collect_opts.backend, "Backend whose backend_overrides apply: simulated or pjrt")
+      ->capture_default_str();
 
   CommonOptions run_common;
   RunOptions run_opts;
@@ -191,7 +217,7 @@ int main(int argc, char** argv) {
   run->add_option("--db", run_opts.db, "Results store: SQLite file or postgresql:// URL (\"\" to disable)")
       ->capture_default_str();
   run->footer(std::string(exit_status) + "\n\n" + meshtest::runner::kCaseFolderRule + ".");
-  int optimization_level = meshtest::compiler::kDefaultOptimizationLevel;
+  int optimization_level = meshtest::backend::DeviceSettings{}.optimization_level;
   run->add_option("--optimization-level", optimization_level, "Compiler optimization level")
       ->check(CLI::Range(0, 2))
       ->capture_default_str();
@@ -220,23 +246,7 @@ int main(int argc, char** argv) {
   run->add_flag("--op-golden-check", run_opts.op_golden_check,
                 "Op-level golden as a check for every case (as YAML op_golden: true): a case fails when a device "
                 "op's local PCC or scale is past op_required_pcc / op_scale_tolerance");
-  run->add_option("--backend", run_opts.backend,
-                  "Device backend, by name: simulated (meshtest's chip, in process) or pjrt (a PJRT plugin, "
-                  "--pjrt-plugin)")
-      ->check(rejects_what_throws([](const std::string& v) {
-        if (v != "pjrt") meshtest::runner::available_backends().check_known(v);  // pjrt: checked with its plugin
-      }))
-      ->capture_default_str();
-  run->add_option("--pjrt-plugin", run_opts.pjrt_plugin,
-                  "--backend pjrt: the PJRT plugin library (meshtest's own: <build>/pjrt/plugin/"
-                  "libpjrt_plugin_meshtest.so; XLA's: jax_plugins/xla_*/xla_*_plugin.so)")
-      ->envname("MESHTEST_PJRT_PLUGIN");
-  run->add_option("--pjrt-option", run_opts.pjrt_options,
-                  "--backend pjrt: a PJRT client option NAME=VALUE (repeat it); typed by its form: true/false, "
-                  "integer, integers joined by ',', decimal, else string (NAME:string=VALUE keeps a string). "
-                  "meshtest's plugin takes arch=<arch>")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_backend_options(run, run_opts.backend, run_opts.pjrt_plugin, run_opts.pjrt_options);
   run->add_flag("--emitc", run_opts.codegen.check,
                 "Also build each executed case's program as generated C++ (as `codegen` writes it, cached by "
                 "program hash under the cache folder), run it, and require its outputs to equal the device's "
@@ -305,6 +315,7 @@ int main(int argc, char** argv) {
   ops->add_option("--skip", ops_opts.skip, "Not these ops (names, comma-separated)")->delimiter(',');
   ops->add_flag("--compile-only", ops_opts.compile_only, "Compile each op; run nothing");
   ops->add_option("--out", ops_opts.out_dir, "Folder for ops.txt, ops.jsonl and failing/")->capture_default_str();
+  add_backend_options(ops, ops_opts.backend, ops_opts.pjrt_plugin, ops_opts.pjrt_options);
   const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
   // -q/-v/-vv and --color on the app and on every subcommand, wherever it is registered.

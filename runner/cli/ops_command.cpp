@@ -1,6 +1,7 @@
 // The op-by-op sweep: single-op graphs out of IR dumps, StableHLO files or
 // models, de-duplicated, each compiled, run and compared alone; the table,
-// where each op was seen and the failing ops saved.
+// where each op was seen and the failing ops saved; on the backend the
+// command names (the simulated chip or a PJRT plugin).
 #include "runner/cli/ops_command.h"
 
 #include <algorithm>
@@ -54,6 +55,7 @@ struct OpRow {
   double norm_ratio = NAN;
   std::string detail;
   std::string saved;  // failing op's IR file
+  std::string platform;  // what compiled it (CompileInfo::platform), when it compiled
 };
 
 // The files of a folder the sweep reads: `.mtir` and StableHLO `.mlir`. Of
@@ -195,6 +197,17 @@ std::map<std::string, Tensor> device_rounded(std::map<std::string, Tensor> input
   return inputs;
 }
 
+// `inputs` in the dtypes `graph` declares (the bf16-rounded values kept
+// exactly): a PJRT plugin takes only the argument types its program has.
+std::map<std::string, Tensor> as_declared(const Graph& graph, std::map<std::string, Tensor> inputs) {
+  for (const Param* p : graph.inputs()) {
+    const auto it = inputs.find(p->name);
+    const DType declared = graph.type(p->value).dtype;
+    if (it != inputs.end() && it->second.dtype() != declared) it->second = it->second.to(declared);
+  }
+  return inputs;
+}
+
 // Compiles, runs and compares one op; `inputs` are its random inputs.
 OpRow run_op(backend::Backend& device, const SingleOp& op, const std::map<std::string, Tensor>& inputs,
              bool compile_only) {
@@ -214,6 +227,7 @@ OpRow run_op(backend::Backend& device, const SingleOp& op, const std::map<std::s
     row.detail = e.what();
     return row;
   }
+  row.platform = exe->info().platform;
   if (compile_only) {
     row.status = "compiled";
     return row;
@@ -230,7 +244,7 @@ OpRow run_op(backend::Backend& device, const SingleOp& op, const std::map<std::s
   std::vector<Tensor> result;
   try {
     backend::MemoryStats stats;
-    result = device.execute(*exe, inputs, stats);
+    result = device.execute(*exe, as_declared(graph, inputs), stats);
   } catch (const std::exception& e) {
     row.status = "runtime error";
     row.detail = e.what();
@@ -323,10 +337,11 @@ std::string provenance_text(const std::vector<OpRow>& rows, size_t limit, const 
   return out;
 }
 
-std::string rows_jsonl(const std::vector<OpRow>& rows) {
+std::string rows_jsonl(const std::vector<OpRow>& rows, const std::string& backend) {
   std::string out;
   for (const OpRow& r : rows) {
     nlohmann::json j{{"op", r.op->op},
+                     {"backend", backend},
                      {"shapes", r.op->shapes},
                      {"dtype", r.op->dtype},
                      {"status", r.status},
@@ -339,9 +354,32 @@ std::string rows_jsonl(const std::vector<OpRow>& rows) {
     if (std::isfinite(r.norm_ratio)) j["norm_ratio"] = r.norm_ratio;
     if (!r.detail.empty()) j["detail"] = r.detail;
     if (!r.saved.empty()) j["saved"] = r.saved;
+    if (!r.platform.empty()) j["backend_platform"] = r.platform;
     out += j.dump() + "\n";
   }
   return out;
+}
+
+// The backend the ops run on, checked before any op as `run` checks it;
+// null (the reason printed) when it cannot be used.
+std::unique_ptr<backend::Backend> open_backend(const CommonOptions& common, const OpsOptions& o) {
+  try {
+    backend::BackendConfig config;
+    config.chip = runtime::arch_profile(common.arch).chip;
+    config.pjrt_plugin = o.pjrt_plugin;
+    config.pjrt_options = o.pjrt_options;
+    check_backend(o.backend, config);
+    return available_backends().create(o.backend, config);
+  } catch (const std::exception& e) {
+    std::cerr << "meshtest: " << e.what() << "\n";
+    return nullptr;
+  }
+}
+
+// "pjrt (meshtest 0.1.0 simulated n150)": the backend and the platform that compiled the ops.
+std::string backend_text(const std::string& backend, const std::vector<OpRow>& rows) {
+  const auto compiled = std::find_if(rows.begin(), rows.end(), [](const OpRow& r) { return !r.platform.empty(); });
+  return compiled == rows.end() ? backend : backend + " (" + compiled->platform + ")";
 }
 
 }  // namespace
@@ -358,9 +396,12 @@ bool op_selected(const OpsOptions& options, const std::string& name) {
 
 int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
   const auto start = std::chrono::steady_clock::now();
+  const std::unique_ptr<backend::Backend> device = open_backend(given, given_options);
+  if (!device) return 2;
   // Positionals that name a file or folder are IR paths, the rest test ids.
   CommonOptions common = given;
   OpsOptions o = given_options;
+  common.backend = o.backend;  // the selection's backend_overrides apply
   common.selection.ids.clear();
   for (const std::string& arg : given.selection.ids) (fs::exists(arg) ? o.paths : common.selection.ids).push_back(arg);
   Sources sources;
@@ -394,11 +435,6 @@ int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
     }
   }
   const std::vector<SingleOp>& ops = op_set.ops();
-  const runtime::ArchProfile arch = runtime::arch_profile(common.arch);
-  backend::BackendConfig config;
-  config.chip = arch.chip;
-  const std::unique_ptr<backend::Backend> device =
-      available_backends().create(std::string(backend::kDefaultBackend), config);
   const fs::path dir(o.out_dir);
   fs::create_directories(dir);
   std::vector<OpRow> rows;
@@ -416,8 +452,10 @@ int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
   std::cout << table;
   std::ofstream table_file(dir / "ops.txt");
   table_file << table;
+  const std::string ran_on = backend_text(device->name(), rows);
+  table_file << "backend: " << ran_on << "\n";
   for (const std::string& error : unreadable) table_file << "did not parse: " << error << "\n";
-  std::ofstream(dir / "ops.jsonl") << rows_jsonl(rows);
+  std::ofstream(dir / "ops.jsonl") << rows_jsonl(rows, device->name());
   const std::string provenance_file = (dir / "provenance.txt").string();
   std::ofstream(provenance_file) << provenance_text(rows, 0, provenance_file);
   if (!rows.empty()) std::cout << "\nwhere each op was seen:\n" << provenance_text(rows, 5, provenance_file);
@@ -427,8 +465,8 @@ int cmd_ops(const CommonOptions& given, const OpsOptions& given_options) {
   for (const auto& [status, n] : counts) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + status;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << ops.size() << " distinct op(s) from " << graph_count << " graph(s): "
-            << (summary.empty() ? "none" : summary) << " in " << figure(seconds, "%.1f") << "s; table in "
-            << (dir / "ops.txt").string();
+            << (summary.empty() ? "none" : summary) << " in " << figure(seconds, "%.1f") << "s on " << ran_on
+            << "; table in " << (dir / "ops.txt").string();
   if (failing > 0) std::cout << ", failing ops in " << (dir / "failing").string();
   if (!unreadable.empty()) std::cout << "; " << unreadable.size() << " file(s) did not parse";
   std::cout << "\n";

@@ -1,13 +1,13 @@
-// meshtest show ID: a case's entry after arch_overrides, field by field with
-// the file:line each value comes from, plus its markers and the thresholds
-// the comparison will use.
+// meshtest show ID: a case's entry after arch_overrides and backend_overrides
+// (--arch, --backend), field by field with the file:line each value comes
+// from, plus its markers and the thresholds the comparison will use.
 #include <cstdio>
 #include <ostream>
 
 #include "comparators/metrics.h"
-#include "config/arch_overrides.h"
 #include "config/entry_schema.h"
 #include "config/nearest_name.h"
+#include "config/overrides.h"
 #include "config/value_reader.h"
 #include "runner/cli/config_commands.h"
 #include "runner/collection/collection.h"
@@ -17,37 +17,46 @@ namespace meshtest::runner {
 
 namespace {
 
-// "test_config/x.yaml:12", with "(arch_overrides.n300)" when the value comes from there.
+// "test_config/x.yaml:12", with "(arch_overrides.n300)" or "(backend_overrides.pjrt)"
+// when the value comes from there.
 std::string origin(const config::TestEntry& written, const config::TestEntry& resolved, const std::string& field,
-                   const std::string& arch) {
+                   const config::OverrideTarget& target) {
   auto it = resolved.sources.find(field);
   if (it == resolved.sources.end()) return "default";
-  for (const config::ArchOverride& o : written.arch_overrides) {
-    if (o.arch == arch && o.fields.sources.count(field)) return it->second.file_line() + " (arch_overrides." + arch + ")";
-  }
+  if (auto block = config::override_origin(written, target, field)) return it->second.file_line() + " (" + *block + ")";
   return it->second.file_line();
 }
 
+// "  arch_overrides: p150 (x.yaml:7, applied) n300 (x.yaml:9)", one line per kind the entry uses.
+void print_override_blocks(std::ostream& out, const config::TestEntry& written, const config::OverrideTarget& target) {
+  for (const config::OverrideKind& kind : config::override_kinds()) {
+    const std::vector<config::Override>& blocks = written.*kind.blocks;
+    if (blocks.empty()) continue;
+    out << "  " << kind.field << ":";
+    for (const config::Override& o : blocks) {
+      out << " " << o.name << " (" << o.defined_at.file_line() << (o.name == target.*kind.target ? ", applied" : "")
+          << ")";
+    }
+    out << "\n";
+  }
+}
+
 void print_fields(std::ostream& out, const config::TestEntry& written, const config::TestEntry& resolved,
-                  const std::string& arch) {
+                  const config::OverrideTarget& target) {
   for (const config::FieldSpec& f : config::entry_fields()) {
     const std::string name(f.name);
     const std::optional<std::string> value = f.show(resolved);
     char line[160];
     std::snprintf(line, sizeof line, "  %-30s %-24s ", name.c_str(), value ? value->c_str() : "-");
-    out << line << origin(written, resolved, name, arch) << "\n";
+    out << line << origin(written, resolved, name, target) << "\n";
   }
-  if (written.arch_overrides.empty()) return;
-  out << "  arch_overrides:";
-  for (const config::ArchOverride& o : written.arch_overrides) {
-    out << " " << o.arch << " (" << o.defined_at.file_line() << (o.arch == arch ? ", applied" : "") << ")";
-  }
-  out << "\n";
+  print_override_blocks(out, written, target);
 }
 
-void print_thresholds(std::ostream& out, const TestCase& c, const std::string& arch) {
+void print_thresholds(std::ostream& out, const TestCase& c, const config::OverrideTarget& target) {
   PipelineOptions options;
-  options.chip.arch = arch;
+  options.chip.arch = target.arch;
+  options.backend = target.backend;
   const reports::CaseResult r = describe_case(c, options);
   const comparators::ComparisonConfig defaults;
   const auto asserted = [](bool on) { return on ? "checked" : "not checked"; };
@@ -86,25 +95,27 @@ int cmd_show(const CommonOptions& common, const std::string& id, std::ostream& o
     err << "\n";
     return 2;
   }
+  const config::OverrideTarget target{o.arch, o.backend};
   out << id << "\n";
   out << "arch: " << o.arch << "\n";
+  out << "backend: " << o.backend << "\n";
   out << "case: " << (found ? describe_kind(*found) : "none discovered (the entry is stale)") << "\n";
   if (found && found->placeholder) {
     const config::Placeholder& p = c->config.placeholders.at(id);
     out << "entry: PLACEHOLDER_MODELS at " << p.entry.defined_at.to_string() << "\n";
-    print_fields(out, p.entry, found->expectation, o.arch);
+    print_fields(out, p.entry, found->expectation, target);
   } else if (written) {
     out << "entry: " << written->defined_at.to_string() << "\n";
-    print_fields(out, *written, config::resolve_for_arch(*written, o.arch), o.arch);
+    print_fields(out, *written, config::resolve_overrides(*written, target), target);
   } else {
     out << "entry: none (defaults)\n";
-    print_fields(out, {}, {}, o.arch);
+    print_fields(out, {}, {}, target);
   }
   if (!found) return 0;
   out << "markers:";
   for (const std::string& m : found->markers) out << " " << m;
   out << "\n";
-  print_thresholds(out, *found, o.arch);
+  print_thresholds(out, *found, target);
   return 0;
 }
 

@@ -24,7 +24,7 @@ int cmd_validate_config(const CommonOptions& o, const ValidateOptions& options, 
   const config::TestConfig config = config::load_test_config(path, diagnostics);
   if (!options.schema_only) {
     const discovery::Discovery discovery = discovery::discover(resolved_models_roots(o));
-    const std::vector<TestCase> cases = build_matrix(discovery, config, {o.arch});
+    const std::vector<TestCase> cases = build_matrix(discovery, config, {o.arch, o.backend});
     const auto found = check_config_against_matrix(config, discovery, cases, config::Severity::Error);
     diagnostics.insert(diagnostics.end(), found.begin(), found.end());
   }

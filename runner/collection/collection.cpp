@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/arch_names.h"
+#include "config/backend_names.h"
 #include "config/cross_checks.h"
 #include "core/error.h"
 #include "runner/collection/matrix.h"
@@ -90,6 +91,10 @@ std::unique_ptr<Collected> collect_cases(const CommonOptions& o, std::ostream* r
     if (report) *report << "error: --arch: " << *problem << "\n";
     return nullptr;
   }
+  if (auto problem = config::unknown_backend_message(o.backend)) {
+    if (report) *report << "error: --backend: " << *problem << "\n";
+    return nullptr;
+  }
   auto c = std::make_unique<Collected>();
   std::optional<config::TestConfig> config = load_checked_config(resolved_config_dir(o), report);
   if (!config) return nullptr;
@@ -99,7 +104,7 @@ std::unique_ptr<Collected> collect_cases(const CommonOptions& o, std::ostream* r
   spdlog::debug("discovered {} loaders ({} failed) in {:.1f} ms", c->discovery.loaders.size(),
                 c->discovery.failures.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  c->cases = build_matrix(c->discovery, c->config, {o.arch});
+  c->cases = build_matrix(c->discovery, c->config, {o.arch, o.backend});
   print(report, check_config_against_matrix(c->config, c->discovery, c->cases, config::Severity::Warning));
   try {
     c->selection = select_cases(c->cases, o.selection);

@@ -1,6 +1,7 @@
 // What collect, run, show and validate-config share: where the config and
 // the models are, loading and checking the config, discovery, the matrix
-// (arch_overrides resolved for --arch) and the selection.
+// (arch_overrides and backend_overrides resolved for --arch and --backend)
+// and the selection.
 #pragma once
 
 #include <iosfwd>
@@ -17,13 +18,15 @@
 
 namespace meshtest::runner {
 
-// Where the models and the config are, which cases to select, for which arch:
-// what collect, run, show and validate-config take from the command line.
+// Where the models and the config are, which cases to select, for which arch
+// and backend: what collect, run, show and validate-config take from the
+// command line.
 struct CommonOptions {
   SelectionOptions selection;
   std::vector<std::string> models_roots;  // empty: MESHTEST_MODELS_PATH, then the build's models
   std::string config_dir;                 // empty: MESHTEST_CONFIG_DIR, then the source test_config
   std::string arch = kDefaultArch;
+  std::string backend = std::string(config::kDefaultBackendName);  // --backend: whose backend_overrides apply
 };
 
 struct Collected {
@@ -50,7 +53,7 @@ std::vector<config::Diagnostic> check_config_against_matrix(const config::TestCo
                                                             config::Severity severity);
 
 // Config -> discovery -> matrix -> selection. Config errors, an unknown
-// --arch and selection errors are printed to `report` and give nullptr (exit
+// --arch or --backend and selection errors are printed to `report` and give nullptr (exit
 // 2); the matrix checks are printed as warnings.
 std::unique_ptr<Collected> collect_cases(const CommonOptions& options, std::ostream* report);
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "config/arch_names.h"
-#include "config/arch_overrides.h"
+#include "config/overrides.h"
 
 namespace meshtest::runner {
 
@@ -176,7 +176,7 @@ TestCase loader_case(const discovery::DiscoveredLoader& loader, const sdk::Model
   c.lm = lm;
   c.id = lm ? make_lm_test_id(loader.dir, info.variant, p, *lm) : make_test_id(loader.dir, info.variant, p, mode);
   if (const config::TestEntry* e = config.find(c.id)) {
-    c.expectation = e->arch_overrides.empty() ? *e : config::resolve_for_arch(*e, options.arch);
+    c.expectation = config::resolve_overrides(*e, {options.arch, options.backend});
   }
   c.markers = markers_for(c);
   return c;

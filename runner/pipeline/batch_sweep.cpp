@@ -33,15 +33,17 @@ std::vector<int64_t> parse_batches(const std::string& text) {
 namespace {
 
 // One point: the model at `batch`, compiled, then timed (or modelled).
-BatchPoint measure(const TestCase& c, const PipelineOptions& options, int64_t batch, int iterations) {
+BatchPoint measure(const TestCase& c, const CasePlan& plan, const CompileSettings& settings, int64_t batch,
+                   int iterations) {
   sdk::LoadOptions load = inference_load_options(c);
   load.batch_size = batch;
-  sdk::Model model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load, options.arch));
+  sdk::Model model = c.loader->loader->load_model(c.info.variant, model_load_options(plan.layout, load));
   model.graph.materialize_weights();
   sdk::Inputs inputs = c.loader->loader->load_inputs(c.info.variant, load);
-  ParallelPlan parallel = prepare_parallel(c, model, inputs, options.arch);
-  CompiledCase compiled =
-      compile_graph(model.graph, c.expectation, options.compile, compile_target(options, parallel.sharding));
+  ParallelPlan parallel = prepare_parallel(plan.layout, model, inputs);
+  CompileTarget target = plan.target;
+  target.sharding = parallel.sharding;
+  CompiledCase compiled = compile_graph(model.graph, settings, target);
   BatchPoint p;
   p.batch = batch;
   const double modelled = compiled.executable->info().cost.seconds;
@@ -57,14 +59,14 @@ BatchPoint measure(const TestCase& c, const PipelineOptions& options, int64_t ba
 
 }  // namespace
 
-BatchSweep sweep_batches(const TestCase& c, const PipelineOptions& options, const std::vector<int64_t>& batches,
-                         int iterations) {
+BatchSweep sweep_batches(const TestCase& c, const CasePlan& plan, const CompileSettings& settings,
+                         const std::vector<int64_t>& batches, int iterations) {
   BatchSweep sweep;
   double best = 0;
   for (int64_t b : batches) {
     BatchPoint p;
     try {
-      p = measure(c, options, b, iterations);
+      p = measure(c, plan, settings, b, iterations);
     } catch (const OutOfMemoryError& e) {
       sweep.stopped = "out of memory at batch " + std::to_string(b) + ": " + e.what();
       return sweep;

@@ -38,8 +38,9 @@ struct BatchSweep {
 // Parses "1,2,4,8" (positive, increasing); throws ParseError.
 std::vector<int64_t> parse_batches(const std::string& text);
 
-// Runs the sweep for an inference case; `iterations` timed executions per batch.
-BatchSweep sweep_batches(const TestCase& test_case, const PipelineOptions& options,
+// Runs the sweep for an inference case planned as `plan` (its layout and
+// compile target); `iterations` timed executions per batch.
+BatchSweep sweep_batches(const TestCase& test_case, const CasePlan& plan, const CompileSettings& settings,
                          const std::vector<int64_t>& batches, int iterations);
 
 // "b=1 2.10 ms 476/s; b=2 ...; stopped: ..." (the record's perf_batch_sweep).

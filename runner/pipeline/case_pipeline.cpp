@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "comparators/metrics.h"
-#include "compiler/program_serialize.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "runner/pipeline/batch_sweep.h"
@@ -70,7 +69,7 @@ std::string outputs_digest(const std::vector<Tensor>& outputs) {
     const Tensor canonical = as_f32 && t.dtype() != DType::F32 ? t.to(DType::F32) : t;
     const std::string type = (as_f32 ? "f32" : std::string(dtype_name(t.dtype()))) + shape_to_string(t.shape());
     digest = mix_seed(digest, hash_seed(type));
-    digest = mix_seed(digest, compiler::hash_bytes({static_cast<const char*>(canonical.raw_data()), canonical.nbytes()}));
+    digest = mix_seed(digest, hash_seed({static_cast<const char*>(canonical.raw_data()), canonical.nbytes()}));
   }
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest));
@@ -102,14 +101,13 @@ Outcome judge(bool passed, const config::TestEntry& e, bool strict_xfail) {
 
 // The settings that change numerics, as this case runs with them (CLI over
 // YAML over defaults); batch and sequence length 0 when the loader's own.
-void record_numeric_settings(const TestCase& c, const PipelineOptions& options, CaseResult& r) {
-  const compiler::CompileOptions compile = resolve_compile_options(options.compile, c.expectation);
-  r.weights_dtype = std::string(dtype_name(compile.weight_dtype));
-  r.math_fidelity = std::string(compiler::math_fidelity_name(compile.math_fidelity));
-  r.optimization_level = compile.optimization_level;
+void record_numeric_settings(const TestCase& c, const CasePlan& plan, CaseResult& r) {
+  const backend::DeviceSettings& device = plan.target.device;
+  r.weights_dtype = std::string(dtype_name(device.weight_dtype));
+  r.math_fidelity = device.math_fidelity;
+  r.optimization_level = device.optimization_level;
   const sdk::LoadOptions load = model_load_options(
-      c, c.run_mode == RunMode::Training ? training_load_options(c.expectation) : inference_load_options(c),
-      options.arch);
+      plan.layout, c.run_mode == RunMode::Training ? training_load_options(c.expectation) : inference_load_options(c));
   r.batch_size = load.batch_size.value_or(0);
   r.sequence_length = load.seq_len.value_or(0);
 }
@@ -129,13 +127,6 @@ void save_failure(const RunModeSteps& steps, const LoadedCase& loaded, const std
 
 // Op-level golden for this case: on with --op-golden DIR (a report), and as a
 // check with --op-golden-check or YAML op_golden: true.
-struct OpGoldenPlan {
-  bool report = false;
-  bool check = false;
-  OpThresholds thresholds;
-  bool enabled() const { return report || check; }
-};
-
 OpGoldenPlan op_golden_plan(const config::TestEntry& e, const PipelineOptions& options) {
   OpGoldenPlan plan;
   plan.report = !options.op_golden_dir.empty();
@@ -162,29 +153,33 @@ std::string finish_op_golden(OpGolden& op_golden, const OpGoldenPlan& plan, cons
   return plan.check ? "op-level golden: a device op is past its per-op thresholds (" + first->op + ")" : "";
 }
 
-// The mesh the case's strategy asks for on `arch` ("1x1": one chip or none
-// there), so a case that fails before compiling still records it.
-std::string planned_mesh_text(const TestCase& c, const runtime::ArchProfile& arch) {
-  if (c.parallelism == Parallelism::SingleDevice || c.loader == nullptr || arch.chips < 2) return "1x1";
-  std::string why;
-  const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
-  return layout ? layout->mesh.text() : "1x1";
-}
-
 }  // namespace
 
-CompileTarget compile_target(const PipelineOptions& options, std::shared_ptr<const compiler::ShardingRequest> sharding) {
+CompileTarget compile_target(const PipelineOptions& options, const config::TestEntry& entry) {
   CompileTarget target;
   target.backend = options.backend;
+  target.device = resolve_device_settings(options.compile, entry);
   target.chip = options.chip;
   target.chips = options.arch.chips;
-  target.sharding = std::move(sharding);
   target.pjrt_plugin = options.pjrt_plugin;
   target.pjrt_options = options.pjrt_options;
   return target;
 }
 
-CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
+CasePlan plan_case(const TestCase& c, const PipelineOptions& options) {
+  CasePlan plan;
+  plan.layout = case_layout(c, options.arch);
+  plan.target = compile_target(options, c.expectation);
+  plan.comparison = comparison_for(c.expectation);
+  plan.op_golden = op_golden_plan(c.expectation, options);
+  plan.perf_iterations = perf_iterations_for(c, options.perf_iterations);
+  return plan;
+}
+
+namespace {
+
+// The record's identity fields, from the case and its plan.
+CaseResult describe_planned(const TestCase& c, const PipelineOptions& options, const CasePlan& plan) {
   CaseResult r;
   r.test_id = c.id;
   r.loader_dir = c.loader_dir;
@@ -198,23 +193,30 @@ CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
   r.run_mode = c.loader_error.empty() ? std::string(run_mode_name(c.run_mode)) : "";
   r.arch = options.chip.arch;
   r.backend = options.backend;
-  r.mesh = planned_mesh_text(c, options.arch);
+  r.mesh = planned_mesh_text(plan.layout);
   r.markers = c.markers;
   r.status = std::string(config::status_name(c.expectation.status));
   r.reason = c.expectation.reason;
-  const comparators::ComparisonConfig cmp = comparison_for(c.expectation);
+  const comparators::ComparisonConfig& cmp = plan.comparison;
   r.required_pcc = cmp.required_pcc;
   r.required_atol = cmp.required_atol;
   r.assert_pcc = cmp.assert_pcc;
   r.assert_atol = cmp.assert_atol;
   r.assert_allclose = cmp.assert_allclose;
   r.scale_tolerance = cmp.assert_scale ? cmp.scale_tolerance : NAN;
-  record_numeric_settings(c, options, r);
+  record_numeric_settings(c, plan, r);
   return r;
 }
 
+}  // namespace
+
+CaseResult describe_case(const TestCase& c, const PipelineOptions& options) {
+  return describe_planned(c, options, plan_case(c, options));
+}
+
 CaseResult run_case(const TestCase& c, const PipelineOptions& options, const PhaseObserver& observer) {
-  CaseResult r = describe_case(c, options);
+  const CasePlan plan = plan_case(c, options);  // every setting of the case, resolved once
+  CaseResult r = describe_planned(c, options, plan);
   r.started_at = reports::utc_now_iso8601();
   const auto wall_start = std::chrono::steady_clock::now();
   auto finish = [&](CaseResult& res) {
@@ -249,14 +251,14 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     return finish(r);
   };
   if (c.expectation.status == config::TestStatus::NotSupportedSkip && !options.force_run) return not_run("", "");
-  if (const std::optional<std::string> why = parallel_skip_reason(c, options.arch)) return not_run("", *why);
+  if (const std::optional<std::string> why = parallel_skip_reason(plan.layout)) return not_run("", *why);
 
   const std::unique_ptr<RunModeSteps> steps =
       c.run_mode == RunMode::Training ? training_steps(c, options)
-      : c.lm && c.lm->phase == sdk::LmPhase::Decode ? decode_steps(c, options)
+      : c.lm && c.lm->phase == sdk::LmPhase::Decode ? decode_steps(c, options, plan)
                                                      : inference_steps(c, options);
   r.execution_pass = steps->execution_pass();  // kept whatever happens below
-  const comparators::ComparisonConfig comparison = comparison_for(c.expectation);
+  const comparators::ComparisonConfig& comparison = plan.comparison;
   reset_peak_rss();
   Phase phase = Phase::LoadModel;
   auto enter = [&](Phase next) {
@@ -278,7 +280,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       PhaseClock clock(r.seconds.load);
       const sdk::LoadOptions load_options = steps->load_options();
       // Data parallel: the model at the enlarged batch, inputs repeated to it.
-      loaded.model = c.loader->loader->load_model(c.info.variant, model_load_options(c, load_options, options.arch));
+      loaded.model = c.loader->loader->load_model(c.info.variant, model_load_options(plan.layout, load_options));
       // A training case compares the gradients of weights: without any it
       // would repeat the inference case and pass for nothing.
       if (c.run_mode == RunMode::Training && loaded.model.graph.weights().empty()) {
@@ -288,7 +290,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       enter(Phase::LoadInputs);
       loaded.inputs = c.loader->loader->load_inputs(c.info.variant, load_options);
       apply_input_file(c.info.variant, loaded.inputs);
-      ParallelPlan parallel = prepare_parallel(c, loaded.model, loaded.inputs, options.arch);
+      ParallelPlan parallel = prepare_parallel(plan.layout, loaded.model, loaded.inputs);
       if (!parallel.skip_reason.empty()) return not_run("", parallel.skip_reason);
       loaded.sharding = std::move(parallel.sharding);
       steps->inputs_prepared(loaded);
@@ -302,7 +304,8 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     {
       PhaseClock clock(r.seconds.compile);
       const Graph& graph = steps->device_graph(loaded);
-      CompileTarget target = compile_target(options, steps->device_sharding(loaded));
+      CompileTarget target = plan.target;
+      target.sharding = steps->device_sharding(loaded);
       target.stream_weights = steps->stream_weights();
       try {
         compiled = compile_case(c.id, c.expectation, graph, options.compile, target, r);
@@ -315,7 +318,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     if (golden_order == GoldenOrder::BeforeExecute) golden(loaded);
     enter(Phase::Execute);
     std::vector<Tensor> device;
-    const OpGoldenPlan op_plan = op_golden_plan(c.expectation, options);
+    const OpGoldenPlan& op_plan = plan.op_golden;
     OpGolden op_golden(op_plan.thresholds);
     std::string op_failure;
     {
@@ -351,10 +354,10 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     steps->check_device_outputs(device);
     checked_device = device;
     r.device_outputs_digest = outputs_digest(device);
-    if (const int iterations = perf_iterations_for(c, options.perf_iterations); iterations > 0) {
+    if (const int iterations = plan.perf_iterations; iterations > 0) {
       run_perf(*compiled.backend, *compiled.executable, steps->device_inputs(loaded), iterations, r);
       if (!options.perf_batches.empty() && c.run_mode == RunMode::Inference && !c.lm) {
-        r.perf_batch_sweep = sweep_text(sweep_batches(c, options, options.perf_batches, iterations));
+        r.perf_batch_sweep = sweep_text(sweep_batches(c, plan, options.compile, options.perf_batches, iterations));
       }
     }
     enter(Phase::Compare);

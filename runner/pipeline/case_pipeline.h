@@ -21,6 +21,8 @@
 #include "runner/collection/test_case.h"
 #include "runner/pipeline/codegen_check.h"
 #include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/op_golden.h"
+#include "runner/pipeline/parallel_setup.h"
 #include "runner/pipeline/compile_settings.h"
 #include "runtime/arch/arch_profile.h"
 #include "runtime/device/chip_spec.h"
@@ -69,9 +71,21 @@ class PhaseClock {
 // isolated workers); may be empty.
 using PhaseObserver = std::function<void(Phase)>;
 
-// Where the case's programs compile for: the options' backend and arch,
-// with `sharding` (null: one chip).
-CompileTarget compile_target(const PipelineOptions& options, std::shared_ptr<const compiler::ShardingRequest> sharding);
+// Where a case's programs compile for: the options' backend and arch, the
+// device settings of the CLI over `entry` over the defaults; one chip (a
+// program on a mesh sets its sharding).
+CompileTarget compile_target(const PipelineOptions& options, const config::TestEntry& entry);
+
+// One case's settings, resolved once from the CLI, its YAML entry and the
+// defaults; the phases read it instead of resolving again.
+struct CasePlan {
+  CaseLayout layout;                        // its mesh on the arch
+  CompileTarget target;                     // backend, chips, device settings
+  comparators::ComparisonConfig comparison; // the checks of its outputs
+  OpGoldenPlan op_golden;                   // per-op check / report
+  int perf_iterations = 0;                  // timed executions (0: none)
+};
+CasePlan plan_case(const TestCase& test_case, const PipelineOptions& options);
 
 // Runs one case in this process and returns its complete record. Never
 // throws for model failures: they become the record's outcome.

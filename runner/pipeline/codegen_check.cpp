@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compiler/compile_cache.h"
+#include "backend/simulated_backend.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "core/safetensors.h"
@@ -138,7 +138,7 @@ CodegenCheck check_generated_program(const codegen::GeneratedProgram& program, c
     return check;
   }
   const std::string prefix = find_sdk_prefix(settings);
-  const std::string cache = settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir;
+  const std::string cache = settings.cache_dir.empty() ? backend::default_cache_dir() : settings.cache_dir;
   if (cache.empty()) throw Error("no cache folder for generated code: set $MESHTEST_CACHE_DIR");
   const fs::path root = fs::path(cache) / "codegen";
   fs::create_directories(root);

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/compile_cache.h"
+#include "backend/simulated_backend.h"
 #include "core/error.h"
 #include "core/ir_text.h"
 #include "runner/pipeline/backends.h"
@@ -133,26 +133,25 @@ int64_t batch_of(const Graph& graph) {
 // The target's backend, with the compile cache when `cache`.
 std::unique_ptr<backend::Backend> backend_for(const CompileSettings& settings, const CompileTarget& target, bool cache) {
   const std::string cache_dir =
-      cache ? (settings.cache_dir.empty() ? compiler::CompileCache::default_dir() : settings.cache_dir) : "";
+      cache ? (settings.cache_dir.empty() ? backend::default_cache_dir() : settings.cache_dir) : "";
   return available_backends().create(target.backend,
                                      {target.chip, target.chips, cache_dir, target.pjrt_plugin, target.pjrt_options});
 }
 
 }  // namespace
 
-CompiledCase compile_graph(const Graph& graph, const config::TestEntry& entry, const CompileSettings& settings,
-                           const CompileTarget& target) {
+CompiledCase compile_graph(const Graph& graph, const CompileSettings& settings, const CompileTarget& target) {
   backend::CompileRequest request;
-  request.options = resolve_compile_options(settings, entry);
-  request.options.sharding = target.sharding;
+  request.settings = target.device;
+  request.sharding = target.sharding;
   CompiledCase out;
   out.backend = backend_for(settings, target, settings.use_cache);
   out.executable = out.backend->compile(graph, request);
   return out;
 }
 
-compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry) {
-  compiler::CompileOptions o;  // its defaults apply where neither says
+backend::DeviceSettings resolve_device_settings(const CompileSettings& settings, const config::TestEntry& entry) {
+  backend::DeviceSettings o;  // its defaults apply where neither says
   if (const std::optional<int> level = settings.optimization_level ? settings.optimization_level
                                                                    : entry.optimization_level) {
     o.optimization_level = *level;
@@ -163,7 +162,7 @@ compiler::CompileOptions resolve_compile_options(const CompileSettings& settings
   }
   if (const std::optional<std::string> fidelity = settings.math_fidelity ? settings.math_fidelity
                                                                          : entry.math_fidelity) {
-    o.math_fidelity = compiler::parse_math_fidelity(*fidelity);
+    o.math_fidelity = backend::canonical_math_fidelity(*fidelity);
   }
   o.enable_fusion = settings.enable_fusion;
   o.enable_composite_ops = settings.enable_composite_ops;
@@ -187,8 +186,8 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   DumpSink sink(
       settings.serialize_dir.empty() ? "" : (fs::path(settings.serialize_dir) / sanitize_test_id(test_id)).string());
   backend::CompileRequest request;
-  request.options = resolve_compile_options(settings, entry);
-  request.options.sharding = target.sharding;
+  request.settings = target.device;
+  request.sharding = target.sharding;
   request.enable_trace = target.enable_trace;
   request.stream_weights = target.stream_weights;
   if (!settings.stablehlo_export_dir.empty()) export_stablehlo(test_id, graph, target.sharding.get(), settings);

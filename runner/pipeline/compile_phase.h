@@ -20,9 +20,10 @@ struct CompiledCase {
   std::unique_ptr<backend::Executable> executable;
 };
 
-// CLI first, then the YAML entry, then defaults. Throws ParseError for a bad
-// math fidelity name.
-compiler::CompileOptions resolve_compile_options(const CompileSettings& settings, const config::TestEntry& entry);
+// The case's device settings: CLI first, then the YAML entry, then
+// backend::DeviceSettings' defaults. Throws ParseError for a bad math
+// fidelity name.
+backend::DeviceSettings resolve_device_settings(const CompileSettings& settings, const config::TestEntry& entry);
 
 // A case's folder (--serialize, --save-tensors, kept FileCheck inputs): the
 // test id with every character outside [A-Za-z0-9._-] made '_' (so '/' too).
@@ -36,9 +37,10 @@ std::string sanitize_test_id(const std::string& id);
 // of its chips, on the named backend (backend/registry.h).
 struct CompileTarget {
   std::string backend = std::string(backend::kDefaultBackend);
+  backend::DeviceSettings device;  // resolve_device_settings: the case's CLI and YAML settings
   runtime::ChipSpec chip;
   int chips = 1;                                             // chips the arch has
-  std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
+  std::shared_ptr<const ShardingRequest> sharding;  // null: one chip
   bool enable_trace = false;
   bool stream_weights = false;  // backend::CompileRequest::stream_weights
   std::string pjrt_plugin;                // backend::BackendConfig::pjrt_plugin
@@ -55,11 +57,10 @@ struct CompileTarget {
 CompiledCase compile_case(const std::string& test_id, const config::TestEntry& entry, const Graph& graph,
                           const CompileSettings& settings, const CompileTarget& target, reports::CaseResult& record);
 
-// Compiles `graph` for `target` with the case's options and nothing else
-// (no record, dumps or filechecks): a program a case runs on the way, such
-// as a decode case's prefill.
-CompiledCase compile_graph(const Graph& graph, const config::TestEntry& entry, const CompileSettings& settings,
-                           const CompileTarget& target);
+// Compiles `graph` for `target` and nothing else (no record, dumps or
+// filechecks): a program a case runs on the way, such as a decode case's
+// prefill. `settings`: the cache.
+CompiledCase compile_graph(const Graph& graph, const CompileSettings& settings, const CompileTarget& target);
 
 // Fills the record's execution figures from what the backend measured:
 // peak DRAM (per chip and the highest), L1 per core, ops, mesh traffic, leaks.

@@ -17,17 +17,17 @@ enum class WeightStreaming { Auto, On, Off };
 
 struct CompileSettings {
   std::optional<int> optimization_level;  // --optimization-level (else YAML optimization_level, else
-                                          // compiler::kDefaultOptimizationLevel)
+                                          // backend::DeviceSettings)
   std::optional<bool> weight_bfp8;        // --experimental-weight-dtype (else YAML enable_weight_bfp8_conversion,
-                                          // else compiler::CompileOptions' bf16)
+                                          // else backend::DeviceSettings' bf16)
   std::optional<std::string> math_fidelity;  // --math-fidelity LoFi|HiFi2|HiFi3|HiFi4 (else YAML math_fidelity,
-                                             // else compiler::CompileOptions' HiFi4)
+                                             // else backend::DeviceSettings' HiFi4)
   bool enable_fusion = true;              // --disable-fusion turns it off
   bool enable_composite_ops = true;       // --disable-composite-ops turns it off
   std::string serialize_dir;              // --serialize DIR: IR after every pass, per case
   bool compile_only = false;              // --compile-only: stop after memory planning
   bool use_cache = true;                  // --no-compile-cache turns it off
-  std::string cache_dir;                  // empty: compiler::CompileCache::default_dir()
+  std::string cache_dir;                  // empty: backend::default_cache_dir()
   WeightStreaming stream_weights = WeightStreaming::Auto;  // --stream-weights auto|on|off
   // `meshtest export --format stablehlo` (runner/pipeline/stablehlo_stage.h): the folder that gets
   // <case folder>.mlir (+ .safetensors), written before the compile; how the graph is written.

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "compiler/sharding.h"
 #include "core/error.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/device_routing.h"
@@ -28,17 +29,17 @@ std::map<std::string, Tensor> with_cache(std::map<std::string, Tensor> inputs, c
 
 class DecodeSteps : public InferenceSteps {
  public:
-  DecodeSteps(const TestCase& c, const PipelineOptions& options)
-      : InferenceSteps(c, options.compile.compile_only, WeightStreaming::Off), case_(c), options_(options) {}
+  DecodeSteps(const TestCase& c, const PipelineOptions& options, const CasePlan& plan)
+      : InferenceSteps(c, options.compile.compile_only, WeightStreaming::Off), case_(c), options_(options), plan_(plan) {}
 
   void inputs_prepared(LoadedCase& loaded) override {
     sdk::LoadOptions prefill_options = load_options_;
     prefill_options.phase = sdk::LmPhase::Prefill;
     prefill_.model = case_.loader->loader->load_model(case_.info.variant,
-                                                      model_load_options(case_, prefill_options, options_.arch));
+                                                      model_load_options(plan_.layout, prefill_options));
     if (!compile_only_) prefill_.model.graph.materialize_weights();
     prefill_.inputs = case_.loader->loader->load_inputs(case_.info.variant, prefill_options);
-    ParallelPlan plan = prepare_parallel(case_, prefill_.model, prefill_.inputs, options_.arch);
+    ParallelPlan plan = prepare_parallel(plan_.layout, prefill_.model, prefill_.inputs);
     prefill_.sharding = std::move(plan.sharding);
     check_cache_inputs(loaded.model.graph);
     if (!compile_only_ && has_device_routing(prefill_.model.graph)) {
@@ -67,8 +68,9 @@ class DecodeSteps : public InferenceSteps {
   }
 
   void before_execute() override {
-    const CompileTarget target = compile_target(options_, prefill_.sharding);
-    CompiledCase prefill = compile_graph(prefill_.model.graph, case_.expectation, options_.compile, target);
+    CompileTarget target = plan_.target;
+    target.sharding = prefill_.sharding;
+    CompiledCase prefill = compile_graph(prefill_.model.graph, options_.compile, target);
     if (prefill_routing_ &&
         !prefill.backend->observe_ops(*prefill.executable, [routing = prefill_routing_.get()](
                                                                const backend::OpExecution& e) { routing->observe(e); })) {
@@ -98,6 +100,7 @@ class DecodeSteps : public InferenceSteps {
 
   const TestCase& case_;
   const PipelineOptions& options_;
+  const CasePlan& plan_;
   LoadedCase prefill_;
   std::unique_ptr<DeviceRouting> prefill_routing_;  // the prefill's routes, when the model routes
   sdk::Inputs golden_cache_;
@@ -106,10 +109,10 @@ class DecodeSteps : public InferenceSteps {
 
 }  // namespace
 
-std::shared_ptr<const compiler::ShardingRequest> decode_sharding(const compiler::ShardingRequest& decode,
+std::shared_ptr<const ShardingRequest> decode_sharding(const ShardingRequest& decode,
                                                                  const Graph& prefill,
-                                                                 const compiler::ShardingRequest& prefill_request) {
-  auto merged = std::make_shared<compiler::ShardingRequest>(decode);
+                                                                 const ShardingRequest& prefill_request) {
+  auto merged = std::make_shared<ShardingRequest>(decode);
   for (const auto& [output, spec] : compiler::output_partition_specs(prefill, prefill_request)) {
     if (starts_with(output, sdk::kPresentPrefix)) merged->specs[past_for(output)] = spec;
   }
@@ -129,8 +132,9 @@ sdk::Inputs cache_inputs(const Graph& prefill, const std::vector<Tensor>& prefil
   return cache;
 }
 
-std::unique_ptr<RunModeSteps> decode_steps(const TestCase& test_case, const PipelineOptions& options) {
-  return std::make_unique<DecodeSteps>(test_case, options);
+std::unique_ptr<RunModeSteps> decode_steps(const TestCase& test_case, const PipelineOptions& options,
+                                           const CasePlan& plan) {
+  return std::make_unique<DecodeSteps>(test_case, options, plan);
 }
 
 }  // namespace meshtest::runner

@@ -30,10 +30,12 @@ sdk::Inputs cache_inputs(const Graph& prefill, const std::vector<Tensor>& prefil
 // The decode step's sharding request: `decode`'s, with every
 // past_key_values.X input in the split the shard pass gives the prefill's
 // present.X output under `prefill_request`.
-std::shared_ptr<const compiler::ShardingRequest> decode_sharding(const compiler::ShardingRequest& decode,
+std::shared_ptr<const ShardingRequest> decode_sharding(const ShardingRequest& decode,
                                                                  const Graph& prefill,
-                                                                 const compiler::ShardingRequest& prefill_request);
+                                                                 const ShardingRequest& prefill_request);
 
-std::unique_ptr<RunModeSteps> decode_steps(const TestCase& test_case, const PipelineOptions& options);
+// `plan`: the case's (plan_case), whose layout and target the prefill shares.
+std::unique_ptr<RunModeSteps> decode_steps(const TestCase& test_case, const PipelineOptions& options,
+                                           const CasePlan& plan);
 
 }  // namespace meshtest::runner

@@ -48,7 +48,7 @@ class InferenceSteps : public RunModeSteps {
   void device_ops_unobservable() override { routing_.reset(); }
   void run_golden(LoadedCase& loaded) override;
   const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
-  std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {
+  std::shared_ptr<const ShardingRequest> device_sharding(const LoadedCase& loaded) override {
     return loaded.sharding;
   }
   std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const override { return loaded.inputs; }

@@ -97,4 +97,13 @@ std::string describe_row(const OpGoldenRow& row);
 // One JSON object per line.
 std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows);
 
+// Op-level golden for one case: a report (--op-golden DIR), a check
+// (--op-golden-check or YAML op_golden: true), and the per-op thresholds.
+struct OpGoldenPlan {
+  bool report = false;
+  bool check = false;
+  OpThresholds thresholds;
+  bool enabled() const { return report || check; }
+};
+
 }  // namespace meshtest::runner

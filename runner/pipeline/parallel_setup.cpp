@@ -42,7 +42,19 @@ int64_t product(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-std::optional<std::string> parallel_skip_reason(const TestCase& c, const runtime::ArchProfile& arch) {
+CaseLayout case_layout(const TestCase& c, const runtime::ArchProfile& arch) {
+  CaseLayout layout;
+  layout.test_case = &c;
+  layout.arch = arch;
+  if (c.parallelism != Parallelism::SingleDevice && c.loader != nullptr && arch.chips >= 2) {
+    layout.mesh = strategy_mesh(c, arch, layout.why);
+  }
+  return layout;
+}
+
+std::optional<std::string> parallel_skip_reason(const CaseLayout& layout) {
+  const TestCase& c = *layout.test_case;
+  const runtime::ArchProfile& arch = layout.arch;
   if (c.parallelism == Parallelism::SingleDevice) return std::nullopt;
   const std::string name(parallelism_name(c.parallelism));
   if (arch.chips < 2) {
@@ -51,16 +63,16 @@ std::optional<std::string> parallel_skip_reason(const TestCase& c, const runtime
   const bool loader_mesh_strategy =
       c.parallelism == Parallelism::TensorParallel || c.parallelism == Parallelism::DataTensorParallel;
   if (loader_mesh_strategy && c.loader != nullptr) {
-    std::string why;
-    const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
-    if (!layout) return why;
-    if (product(layout->mesh.shape) > arch.chips) {
-      return name + " needs " + std::to_string(product(layout->mesh.shape)) + " chips; arch " + arch.name + " has " +
-             std::to_string(arch.chips);
+    if (!layout.mesh) return layout.why;
+    if (product(layout.mesh->mesh.shape) > arch.chips) {
+      return name + " needs " + std::to_string(product(layout.mesh->mesh.shape)) + " chips; arch " + arch.name +
+             " has " + std::to_string(arch.chips);
     }
   }
   return std::nullopt;
 }
+
+std::string planned_mesh_text(const CaseLayout& layout) { return layout.mesh ? layout.mesh->mesh.text() : "1x1"; }
 
 std::optional<StrategyMesh> strategy_mesh(const TestCase& c, const runtime::ArchProfile& arch, std::string& why) {
   if (c.parallelism == Parallelism::SingleDevice) return std::nullopt;
@@ -123,7 +135,7 @@ DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& b
 }
 
 DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& base, const StrategyMesh& layout) {
-  auto request = std::make_shared<compiler::ShardingRequest>();
+  auto request = std::make_shared<ShardingRequest>();
   request->mesh = layout.mesh;
   const int64_t n = layout.ways;
   DataParallelInputs out;
@@ -139,7 +151,7 @@ DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& b
       out.inputs[p->name] = it->second;  // no batch dim: replicated
     } else if (!have.empty() && want == repeated) {
       out.inputs[p->name] = repeat_interleave(it->second, n);
-      compiler::NamedPartitionSpec spec(want.size());
+      NamedPartitionSpec spec(want.size());
       spec[0] = layout.data_axes;
       request->specs[p->name] = spec;
     } else {
@@ -157,12 +169,12 @@ DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& b
 namespace {
 
 // fsdp: every weight of rank >= 2 whose dim 0 the chips divide, split on dim 0 over every axis.
-void add_fsdp_weight_specs(const Graph& graph, const StrategyMesh& layout, compiler::ShardingRequest& request) {
+void add_fsdp_weight_specs(const Graph& graph, const StrategyMesh& layout, ShardingRequest& request) {
   const int64_t chips = product(layout.mesh.shape);
   for (const Param* p : graph.weights()) {
     const Shape& shape = graph.type(p->value).shape;
     if (shape.size() < 2 || shape[0] % chips != 0) continue;
-    compiler::NamedPartitionSpec spec(shape.size());
+    NamedPartitionSpec spec(shape.size());
     spec[0] = layout.mesh.axis_names;
     request.specs[p->name] = spec;
   }
@@ -170,20 +182,19 @@ void add_fsdp_weight_specs(const Graph& graph, const StrategyMesh& layout, compi
 
 }  // namespace
 
-ParallelPlan prepare_parallel(const TestCase& c, const sdk::Model& model, sdk::Inputs& inputs,
-                              const runtime::ArchProfile& arch) {
+ParallelPlan prepare_parallel(const CaseLayout& case_layout, const sdk::Model& model, sdk::Inputs& inputs) {
+  const TestCase& c = *case_layout.test_case;
   ParallelPlan plan;
   if (c.parallelism == Parallelism::SingleDevice) return plan;
-  std::string why;
-  const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
-  if (!layout) throw Error(why);
-  std::shared_ptr<compiler::ShardingRequest> request;
+  if (!case_layout.mesh) throw Error(case_layout.why.empty() ? "no mesh for the case on its arch" : case_layout.why);
+  const StrategyMesh* layout = &*case_layout.mesh;
+  std::shared_ptr<ShardingRequest> request;
   if (splits_batch(c.parallelism)) {
     DataParallelInputs dp = data_parallel_inputs(model.graph, inputs, *layout);
     inputs = std::move(dp.inputs);
-    request = std::make_shared<compiler::ShardingRequest>(*dp.sharding);
+    request = std::make_shared<ShardingRequest>(*dp.sharding);
   } else {
-    request = std::make_shared<compiler::ShardingRequest>();
+    request = std::make_shared<ShardingRequest>();
     request->mesh = layout->mesh;
   }
   if (c.parallelism == Parallelism::Fsdp) add_fsdp_weight_specs(model.graph, *layout, *request);
@@ -199,13 +210,10 @@ ParallelPlan prepare_parallel(const TestCase& c, const sdk::Model& model, sdk::I
   return plan;
 }
 
-sdk::LoadOptions model_load_options(const TestCase& c, const sdk::LoadOptions& base, const runtime::ArchProfile& arch) {
-  if (!splits_batch(c.parallelism) || arch.chips < 2) return base;
-  std::string why;
-  const std::optional<StrategyMesh> layout = strategy_mesh(c, arch, why);
-  if (!layout) return base;
+sdk::LoadOptions model_load_options(const CaseLayout& layout, const sdk::LoadOptions& base) {
+  if (!splits_batch(layout.test_case->parallelism) || layout.arch.chips < 2 || !layout.mesh) return base;
   sdk::LoadOptions o = base;
-  o.batch_size = base.batch_size.value_or(1) * layout->ways;
+  o.batch_size = base.batch_size.value_or(1) * layout.mesh->ways;
   return o;
 }
 

@@ -31,15 +31,13 @@
 #include <string>
 #include <vector>
 
-#include "compiler/sharding.h"
+#include "core/sharding.h"
 #include "discovery/loader_sdk.h"
 #include "runner/collection/test_case.h"
 #include "runtime/arch/arch_profile.h"
 
 namespace meshtest::runner {
 
-// Why `test_case` cannot run on `arch` (it is then skipped), or nullopt.
-std::optional<std::string> parallel_skip_reason(const TestCase& test_case, const runtime::ArchProfile& arch);
 
 // Load options for the model of a data-parallel case (batch N*b).
 sdk::LoadOptions data_parallel_load_options(const sdk::LoadOptions& base, const runtime::ArchProfile& arch);
@@ -57,12 +55,29 @@ struct StrategyMesh {
 std::optional<StrategyMesh> strategy_mesh(const TestCase& test_case, const runtime::ArchProfile& arch,
                                           std::string& why);
 
+// A case's mesh on an arch, resolved once per case (the loader is asked
+// for its mesh config once): the phases below read it instead of asking again.
+struct CaseLayout {
+  const TestCase* test_case = nullptr;
+  runtime::ArchProfile arch;
+  std::optional<StrategyMesh> mesh;  // nullopt: one chip, or none on this arch (`why`)
+  std::string why;
+};
+CaseLayout case_layout(const TestCase& test_case, const runtime::ArchProfile& arch);
+
+// Why the case cannot run on its arch (it is then skipped), or nullopt.
+std::optional<std::string> parallel_skip_reason(const CaseLayout& layout);
+
+// The mesh the case's strategy asks for ("1x1": one chip, or none on the
+// arch), so a case that fails before compiling still records it.
+std::string planned_mesh_text(const CaseLayout& layout);
+
 // Rows of dim 0 each repeated `n` times in a row; a 0-d tensor is returned as is.
 Tensor repeat_interleave(const Tensor& t, int64_t n);
 
 struct DataParallelInputs {
   sdk::Inputs inputs;       // what the enlarged model takes
-  std::shared_ptr<const compiler::ShardingRequest> sharding;
+  std::shared_ptr<const ShardingRequest> sharding;
 };
 
 // `base` inputs (loaded at batch b) for the enlarged `graph`; throws Error
@@ -72,17 +87,15 @@ DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& b
 DataParallelInputs data_parallel_inputs(const Graph& graph, const sdk::Inputs& base, const StrategyMesh& layout);
 
 struct ParallelPlan {
-  std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
+  std::shared_ptr<const ShardingRequest> sharding;  // null: one chip
   std::string skip_reason;                                    // non-empty: skip the case
 };
 
 // For the case's parallelism: the sharding request, with `inputs` (loaded at
 // the base batch) enlarged for data parallel. Single device: empty plan.
-ParallelPlan prepare_parallel(const TestCase& test_case, const sdk::Model& model, sdk::Inputs& inputs,
-                              const runtime::ArchProfile& arch);
+ParallelPlan prepare_parallel(const CaseLayout& layout, const sdk::Model& model, sdk::Inputs& inputs);
 
 // Load options of the case's model (data parallel: the enlarged batch).
-sdk::LoadOptions model_load_options(const TestCase& test_case, const sdk::LoadOptions& base,
-                                    const runtime::ArchProfile& arch);
+sdk::LoadOptions model_load_options(const CaseLayout& layout, const sdk::LoadOptions& base);
 
 }  // namespace meshtest::runner

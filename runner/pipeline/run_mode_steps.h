@@ -14,7 +14,7 @@
 
 #include "backend/backend.h"
 #include "comparators/metrics.h"
-#include "compiler/sharding.h"
+#include "core/sharding.h"
 #include "discovery/loader_sdk.h"
 #include "reports/case_result.h"
 #include "runner/pipeline/saved_tensors.h"
@@ -52,7 +52,7 @@ CaseVerdict summary_of(const ComparatorVerdict& verdict) {
 struct LoadedCase {
   sdk::Model model;
   sdk::Inputs inputs;
-  std::shared_ptr<const compiler::ShardingRequest> sharding;  // null: one chip
+  std::shared_ptr<const ShardingRequest> sharding;  // null: one chip
 };
 
 class RunModeSteps {
@@ -88,7 +88,7 @@ class RunModeSteps {
   virtual void run_golden(LoadedCase& loaded) = 0;
   // The graph the device compiles and its sharding request (compile phase).
   virtual const Graph& device_graph(const LoadedCase& loaded) = 0;
-  virtual std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) = 0;
+  virtual std::shared_ptr<const ShardingRequest> device_sharding(const LoadedCase& loaded) = 0;
   // What the device program is fed (execute phase).
   virtual std::map<std::string, Tensor> device_inputs(const LoadedCase& loaded) const = 0;
   // Checks what the device returned (execute phase; throws RuntimeError).

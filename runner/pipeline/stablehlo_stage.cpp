@@ -23,7 +23,7 @@ void write_text(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
-void dump_stablehlo_stage(const Graph& graph, const compiler::ShardingRequest* sharding, const std::string& case_dir) {
+void dump_stablehlo_stage(const Graph& graph, const ShardingRequest* sharding, const std::string& case_dir) {
   fs::create_directories(case_dir);
   try {
     write_text(fs::path(case_dir) / "frontend.stablehlo.mlir",
@@ -33,7 +33,7 @@ void dump_stablehlo_stage(const Graph& graph, const compiler::ShardingRequest* s
   }
 }
 
-void export_stablehlo(const std::string& test_id, const Graph& graph, const compiler::ShardingRequest* sharding,
+void export_stablehlo(const std::string& test_id, const Graph& graph, const ShardingRequest* sharding,
                       const CompileSettings& settings) {
   const fs::path dir = settings.stablehlo_export_dir;
   fs::create_directories(dir);

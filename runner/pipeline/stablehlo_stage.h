@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "compiler/sharding.h"
+#include "core/sharding.h"
 #include "core/graph.h"
 #include "runner/pipeline/compile_settings.h"
 
@@ -19,12 +19,12 @@ namespace meshtest::runner {
 // Writes <case_dir>/frontend.stablehlo.mlir; a graph the writer cannot
 // write leaves <case_dir>/frontend.stablehlo.error.txt with the reason
 // instead (the case goes on: the stage is informative).
-void dump_stablehlo_stage(const Graph& graph, const compiler::ShardingRequest* sharding, const std::string& case_dir);
+void dump_stablehlo_stage(const Graph& graph, const ShardingRequest* sharding, const std::string& case_dir);
 
 // Writes <settings.stablehlo_export_dir>/<case folder>.mlir and .safetensors
 // (weights as arguments) or the .mlir alone (inline weights). Throws
 // meshtest::Error naming what could not be written.
-void export_stablehlo(const std::string& test_id, const Graph& graph, const compiler::ShardingRequest* sharding,
+void export_stablehlo(const std::string& test_id, const Graph& graph, const ShardingRequest* sharding,
                       const CompileSettings& settings);
 
 }  // namespace meshtest::runner

@@ -9,6 +9,7 @@
 #include "runner/pipeline/autodiff_check.h"
 #include "runner/pipeline/device_routing.h"
 #include "compiler/autodiff.h"
+#include "compiler/sharding.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "runtime/reference/reference_backward.h"
@@ -39,12 +40,12 @@ const GraphOutput& training_output(const Graph& graph, const std::string& name) 
 // batch), so backward starts where forward ended without gathering; and every
 // weight's gradient is asked to leave in its weight's split (under FSDP a
 // partial sum over the batch: one reduce_scatter per weight).
-std::shared_ptr<const compiler::ShardingRequest> training_sharding(
-    Parallelism parallelism, std::shared_ptr<const compiler::ShardingRequest> forward, const Graph& graph,
+std::shared_ptr<const ShardingRequest> training_sharding(
+    Parallelism parallelism, std::shared_ptr<const ShardingRequest> forward, const Graph& graph,
     const std::string& output, const runtime::ArchProfile& arch) {
   if (forward == nullptr) return forward;
-  auto request = std::make_shared<compiler::ShardingRequest>(*forward);
-  compiler::NamedPartitionSpec& seed = request->specs[compiler::kSeedGradientInput];
+  auto request = std::make_shared<ShardingRequest>(*forward);
+  NamedPartitionSpec& seed = request->specs[compiler::kSeedGradientInput];
   if (parallelism == Parallelism::TensorParallel || parallelism == Parallelism::Fsdp) {
     seed = compiler::output_partition_spec(graph, *forward, output);
     // Each weight's gradient leaves the chips in its weight's split.
@@ -87,7 +88,7 @@ class TrainingSteps : public RunModeSteps {
     if (options_.sgd_learning_rate) compiler::append_sgd_step(training_, *options_.sgd_learning_rate);
     return training_.graph;
   }
-  std::shared_ptr<const compiler::ShardingRequest> device_sharding(const LoadedCase& loaded) override {
+  std::shared_ptr<const ShardingRequest> device_sharding(const LoadedCase& loaded) override {
     return training_sharding(case_.parallelism, loaded.sharding, loaded.model.graph, output_, options_.arch);
   }
 

@@ -93,10 +93,10 @@ TEST_P(BackendConformance, FillsMemoryFiguresAndLeaksNothing) {
 TEST_P(BackendConformance, OneByOneMeshEqualsOneChip) {
   const auto backend = create();
   const Executed single = run(*backend);
-  auto request = std::make_shared<compiler::ShardingRequest>();
+  auto request = std::make_shared<ShardingRequest>();
   request->mesh = {{1, 1}, {"batch", "model"}};
   CompileRequest on_mesh;
-  on_mesh.options.sharding = request;
+  on_mesh.sharding = request;
   const Executed mesh = run(*backend, on_mesh);
   EXPECT_EQ(mesh.info.mesh, "1x1");
   EXPECT_EQ(mesh.stats.collectives_executed, 0);
@@ -109,13 +109,13 @@ TEST_P(BackendConformance, OneByOneMeshEqualsOneChip) {
 
 TEST_P(BackendConformance, CompileErrorsAreCompileErrors) {
   const auto backend = create();
-  CompileRequest unlowered;  // a pipeline that never makes a device program
-  unlowered.options.skip_passes = {"lower"};
-  EXPECT_THROW(backend->compile(small_graph(), unlowered), CompileError);
-  auto too_large = std::make_shared<compiler::ShardingRequest>();
+  CompileRequest unknown_setting;  // a device setting the backend cannot take
+  unknown_setting.settings.math_fidelity = "HiFi9";
+  EXPECT_THROW(backend->compile(small_graph(), unknown_setting), CompileError);
+  auto too_large = std::make_shared<ShardingRequest>();
   too_large->mesh = {{1, 8}, {"batch", "model"}};  // the system has 2 chips
   CompileRequest request;
-  request.options.sharding = too_large;
+  request.sharding = too_large;
   EXPECT_THROW(backend->compile(small_graph(), request), CompileError);
 }
 

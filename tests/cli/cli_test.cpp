@@ -252,4 +252,39 @@ TEST_F(Cli, UsageAndConfigErrorsExitTwo) {
   EXPECT_NE(r.output.find("x.yaml:3:5: unknown field 'stauts'"), std::string::npos) << r.output;
 }
 
+// backend_overrides follow the backend each command names: collect and show
+// take --backend, and `run --backend pjrt` applies them in the run and in
+// its workers (the xfail on pjrt makes the passing case an XPASS there).
+TEST_F(Cli, BackendOverridesApplyUnderTheNamedBackend) {
+  const std::string id = "mnist/image_classification/native-mlp-single_device-inference";
+  const fs::path config = dir / "backend_config";
+  meshtest::testing::write_test_config(
+      config / "x.yaml",
+      {{id, {"status: EXPECTED_PASSING", "backend_overrides:", "  pjrt: {status: KNOWN_FAILURE_XFAIL, reason: no op}"}}});
+  const std::string common = id + " --config-dir " + config.string();
+  Result r = run_meshtest("collect " + common + " --backend pjrt");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("    KNOWN_FAILURE_XFAIL · markers: "), std::string::npos) << r.output;
+  r = run_meshtest("collect " + common);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("    EXPECTED_PASSING · markers: "), std::string::npos) << r.output;
+  r = run_meshtest("show " + common + " --backend pjrt");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("KNOWN_FAILURE_XFAIL      " + (config / "x.yaml").string() + ":5 (backend_overrides.pjrt)\n"),
+            std::string::npos)
+      << r.output;
+  r = run_meshtest("collect " + common + " --backend tt");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("error: --backend: unknown backend 'tt'; known backends: simulated, pjrt"), std::string::npos)
+      << r.output;
+#ifdef MESHTEST_PJRT_PLUGIN
+  r = run_meshtest("run " + common + " --backend pjrt --pjrt-plugin " + MESHTEST_PJRT_PLUGIN + " " + db());
+  EXPECT_EQ(r.status, 1) << r.output;  // strict xfail: a pass is unexpected
+  EXPECT_NE(r.output.find("XPASSED  pcc="), std::string::npos) << r.output;
+  r = run_meshtest("run " + common + " " + db());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("PASSED   pcc="), std::string::npos) << r.output;
+#endif
+}
+
 }  // namespace

@@ -143,6 +143,52 @@ TEST_F(Validation, ArchOverridesAreCheckedLikeEntries) {
             at(5, 7) + "duplicate arch 'p150' in arch_overrides (first at " + path("x.yaml") + ":4:7)");
 }
 
+TEST_F(Validation, BackendOverridesNameAKnownBackend) {
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrtt: {status: KNOWN_FAILURE_XFAIL}\n"),
+            at(4, 7) + "unknown backend 'pjrtt' (did you mean 'pjrt'?); known backends: simulated, pjrt");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      tt-xla: {status: KNOWN_FAILURE_XFAIL}\n"),
+            at(4, 7) + "unknown backend 'tt-xla'; known backends: simulated, pjrt");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      n150: {}\n"),  // an arch is not a backend
+            at(4, 7) + "unknown backend 'n150'; known backends: simulated, pjrt");
+}
+
+TEST_F(Validation, BackendOverridesAreCheckedLikeEntries) {
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrt: {stauts: KNOWN_FAILURE_XFAIL}\n"),
+            at(4, 14) + "unknown field 'stauts' (did you mean 'status'?)");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrt: {required_pcc: 2}\n"),
+            at(4, 28) + "field 'required_pcc' must be between 0 and 1, got 2");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrt: {arch_overrides: {n150: {}}}\n"),
+            at(4, 14) + "field 'arch_overrides' is not allowed in a backend override");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    arch_overrides:\n      p150: {backend_overrides: {pjrt: {}}}\n"),
+            at(4, 14) + "field 'backend_overrides' is not allowed in an arch override");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides: pjrt\n"),
+            at(3, 24) + "field 'backend_overrides' must map backend names to fields, got 'pjrt'");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrt: [status]\n"),
+            at(4, 13) + "backend_overrides.pjrt must be a mapping of fields, got a list");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrt: {}\n      pjrt: {}\n"),
+            at(5, 7) + "duplicate backend 'pjrt' in backend_overrides (first at " + path("x.yaml") + ":4:7)");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_override:\n      pjrt: {}\n"),
+            at(3, 5) + "unknown field 'backend_override' (did you mean 'backend_overrides'?)");
+}
+
+TEST_F(Validation, ABackendOverrideLoadsWithoutDiagnostics) {
+  write("x.yaml", "test_config:\n  a-single_device-inference:\n    status: EXPECTED_PASSING\n"
+                  "    backend_overrides:\n      pjrt: {status: KNOWN_FAILURE_XFAIL, reason: plugin}\n"
+                  "      simulated: {required_pcc: 0.98}\n");
+  const TestConfig c = load();
+  EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  ASSERT_EQ(c.find("a-single_device-inference")->backend_overrides.size(), 2u);
+}
+
 TEST_F(Validation, MarkersMustBeSelectable) {
   EXPECT_EQ(problem_in_entry("    markers: [push, \"needs fix\"]\n"),
             at(3, 21) + "marker 'needs fix' cannot be selected with -m (character ' '; use letters, digits and _ : "

@@ -75,9 +75,10 @@ struct CaseProgram {
 };
 
 CaseProgram case_program(const TestCase& c, const PipelineOptions& options) {
+  const CasePlan plan = plan_case(c, options);
   const std::unique_ptr<RunModeSteps> steps =
       c.run_mode == RunMode::Training                   ? training_steps(c, options)
-      : c.lm && c.lm->phase == sdk::LmPhase::Decode ? decode_steps(c, options)
+      : c.lm && c.lm->phase == sdk::LmPhase::Decode ? decode_steps(c, options, plan)
                                                          : inference_steps(c, options);
   LoadedCase loaded;
   const sdk::LoadOptions load_options = steps->load_options();
@@ -146,7 +147,9 @@ std::vector<Tensor> run_device(const Graph& graph, const std::map<std::string, T
                                const config::TestEntry& entry) {
   CompileSettings settings;
   settings.use_cache = false;
-  const CompiledCase compiled = compile_graph(graph, entry, settings, CompileTarget{});
+  CompileTarget target;
+  target.device = resolve_device_settings(settings, entry);
+  const CompiledCase compiled = compile_graph(graph, settings, target);
   backend::MemoryStats stats;
   return compiled.backend->execute(*compiled.executable, feeds, stats);
 }

@@ -24,7 +24,7 @@ Graph gemm(int64_t m, int64_t k, int64_t n) {
 }
 
 ProgramCost cost_of(const Graph& graph, DType weights, MathFidelity fidelity, const ChipSpec& chip,
-                    std::shared_ptr<const compiler::ShardingRequest> sharding = nullptr) {
+                    std::shared_ptr<const ShardingRequest> sharding = nullptr) {
   compiler::CompileOptions options;
   options.weight_dtype = weights;
   options.math_fidelity = fidelity;
@@ -65,12 +65,12 @@ ProgramCost mlp_cost(int64_t tokens, int64_t hidden, int64_t chips) {
   const ValueId x = b.input("x", DType::F32, {tokens, hidden});
   const ValueId h = b.relu(b.linear(x, b.weight("w1", {4 * hidden, hidden}, Initializer::normal(0, 0.02, 1))));
   b.output("y", b.linear(h, b.weight("w2", {hidden, 4 * hidden}, Initializer::normal(0, 0.02, 2))));
-  auto request = std::make_shared<compiler::ShardingRequest>();
+  auto request = std::make_shared<ShardingRequest>();
   request->mesh = {{1, chips}, {"batch", "model"}};
   request->specs["w1"] = {{"model"}, {}};
   request->specs["w2"] = {{}, {"model"}};
   return cost_of(b.finish(), DType::BF16, MathFidelity::HiFi4, arch_profile("galaxy-wh-6u").chip,
-                 chips > 1 ? std::shared_ptr<const compiler::ShardingRequest>(request) : nullptr);
+                 chips > 1 ? std::shared_ptr<const ShardingRequest>(request) : nullptr);
 }
 
 TEST(CostModel, MoreChipsSpeedUpATensorParallelLayerUntilLinksDominate) {

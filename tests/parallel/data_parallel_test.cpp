@@ -58,7 +58,7 @@ TEST(DataParallelInputs, BatchedInputsRepeatAndSplitOthersStayReplicated) {
   EXPECT_EQ(dp.inputs.at("temperature").shape(), Shape{});
   ASSERT_TRUE(dp.sharding);
   EXPECT_EQ(dp.sharding->mesh.text(), "2x4");
-  const compiler::NamedPartitionSpec split = {{"rows", "cols"}};
+  const NamedPartitionSpec split = {{"rows", "cols"}};
   EXPECT_EQ(dp.sharding->specs.at("ids")[0], split[0]);
   EXPECT_EQ(dp.sharding->specs.at("scale")[0], split[0]);
   EXPECT_FALSE(dp.sharding->specs.count("table"));

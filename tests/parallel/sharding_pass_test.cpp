@@ -71,7 +71,7 @@ double mesh_pcc(const Graph& global, const ShardingRequest& request) {
   const std::map<std::string, Tensor> in = {{"x", random_normal({kB, kS, kH}, 11)}};
   auto simulated = backend::make_simulated_backend({}, 8);
   backend::CompileRequest r;
-  r.options.sharding = std::make_shared<ShardingRequest>(request);
+  r.sharding = std::make_shared<ShardingRequest>(request);
   auto exe = simulated->compile(global, r);
   backend::MemoryStats stats;
   const std::vector<Tensor> device = simulated->execute(*exe, in, stats);
@@ -118,7 +118,7 @@ TEST(ShardPass, WholeOperandsAreSlicedInPlace) {
   EXPECT_EQ(count(local, OpKind::AllReduce), 1);   // the matmul's partial sums
   auto simulated = backend::make_simulated_backend({}, 2);
   backend::CompileRequest request;
-  request.options.sharding = std::make_shared<ShardingRequest>(r);
+  request.sharding = std::make_shared<ShardingRequest>(r);
   auto exe = simulated->compile(global, request);
   const std::map<std::string, Tensor> in = {{"x", random_normal({kB, kS, kH}, 21)},
                                             {"g", random_normal({kB, kS, 2 * kH}, 22)}};

@@ -98,7 +98,7 @@ std::map<std::string, Tensor> feeds(const Graph& g) {
 void expect_mesh_matches_reference(const TrainingGraph& t, const ShardingRequest& request) {
   auto simulated = backend::make_simulated_backend({}, 2);
   backend::CompileRequest r;
-  r.options.sharding = std::make_shared<ShardingRequest>(request);
+  r.sharding = std::make_shared<ShardingRequest>(request);
   auto exe = simulated->compile(t.graph, r);
   const auto in = feeds(t.graph);
   backend::MemoryStats stats;

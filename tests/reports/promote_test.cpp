@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/arch_overrides.h"
+#include "config/overrides.h"
 #include "config/test_config.h"
 #include "tests/reports/sample_results.h"
 
@@ -113,6 +113,23 @@ TEST(Promote, FlowStyleEntriesAreLeftAlone) {
   fs::remove_all(dir);
 }
 
+TEST(Promote, PassesOnAnotherBackendAreLeftToAPerson) {
+  const fs::path dir = fs::temp_directory_path() / ("meshtest_promote_backend_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "a.yaml") << "test_config:\n  m/x:\n    status: KNOWN_FAILURE_XFAIL\n    reason: r\n";
+  CaseResult on_plugin = quick_result("m/x", Outcome::Xpassed, 0.999);
+  on_plugin.backend = "pjrt";
+  RunResults run{run_info("r", "2026-11-22T00:00:00.000Z"), {on_plugin}, {}, "", {}};
+  const PromotionPlan plan = plan_promotions({run}, dir.string());
+  EXPECT_TRUE(plan.files.empty()) << plan.unified_diff();
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("passed on backend 'pjrt' (its expectation there is backend_overrides.pjrt"),
+            std::string::npos)
+      << plan.notes[0];
+  fs::remove_all(dir);
+}
+
 TEST(Promote, NothingWithoutRuns) {
   const PromotionPlan plan = plan_promotions({}, kData + "/test_config");
   EXPECT_TRUE(plan.files.empty());
@@ -153,7 +170,7 @@ config::TestEntry loaded_for_arch(const std::string& yaml, const std::string& id
   EXPECT_TRUE(diagnostics.empty()) << diagnostics.front().message;
   const config::TestEntry* entry = config.find(id);
   EXPECT_NE(entry, nullptr) << yaml;
-  return entry ? config::resolve_for_arch(*entry, arch) : config::TestEntry{};
+  return entry ? config::resolve_overrides(*entry, {arch}) : config::TestEntry{};
 }
 
 const std::string kLoose =

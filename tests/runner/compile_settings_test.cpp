@@ -1,5 +1,6 @@
 // Compile settings per case: the CLI wins over the case's YAML entry, which
-// wins over the defaults (optimization level, bfp8 weights, math fidelity).
+// wins over the defaults (optimization level, bfp8 weights, math fidelity,
+// whose name is made canonical whatever its case).
 #include <gtest/gtest.h>
 
 #include "runner/pipeline/compile_phase.h"
@@ -8,10 +9,10 @@ namespace meshtest::runner {
 namespace {
 
 TEST(CompileSettings, DefaultsWithoutCliOrYaml) {
-  const compiler::CompileOptions o = resolve_compile_options({}, {});
+  const backend::DeviceSettings o = resolve_device_settings({}, {});
   EXPECT_EQ(o.optimization_level, 0);
   EXPECT_EQ(o.weight_dtype, DType::BF16);
-  EXPECT_EQ(o.math_fidelity, compiler::MathFidelity::HiFi4);
+  EXPECT_EQ(o.math_fidelity, "HiFi4");
 }
 
 TEST(CompileSettings, YamlAppliesAndTheCliWins) {
@@ -19,28 +20,30 @@ TEST(CompileSettings, YamlAppliesAndTheCliWins) {
   entry.optimization_level = 2;
   entry.enable_weight_bfp8_conversion = true;
   entry.math_fidelity = "LoFi";
-  compiler::CompileOptions o = resolve_compile_options({}, entry);
+  backend::DeviceSettings o = resolve_device_settings({}, entry);
   EXPECT_EQ(o.optimization_level, 2);
   EXPECT_EQ(o.weight_dtype, DType::BFP8_B);
-  EXPECT_EQ(o.math_fidelity, compiler::MathFidelity::LoFi);
+  EXPECT_EQ(o.math_fidelity, "LoFi");
 
   CompileSettings cli;
   cli.optimization_level = 1;
   cli.weight_bfp8 = false;
   cli.math_fidelity = "hifi2";
-  o = resolve_compile_options(cli, entry);
+  o = resolve_device_settings(cli, entry);
   EXPECT_EQ(o.optimization_level, 1);
   EXPECT_EQ(o.weight_dtype, DType::BF16);
-  EXPECT_EQ(o.math_fidelity, compiler::MathFidelity::HiFi2);
+  EXPECT_EQ(o.math_fidelity, "HiFi2");
 }
 
 TEST(CompileSettings, HiFi3FromYamlOrCli) {
   config::TestEntry entry;
   entry.math_fidelity = "HiFi3";
-  EXPECT_EQ(resolve_compile_options({}, entry).math_fidelity, compiler::MathFidelity::HiFi3);
+  EXPECT_EQ(resolve_device_settings({}, entry).math_fidelity, "HiFi3");
   CompileSettings cli;
   cli.math_fidelity = "hifi3";
-  EXPECT_EQ(resolve_compile_options(cli, {}).math_fidelity, compiler::MathFidelity::HiFi3);
+  EXPECT_EQ(resolve_device_settings(cli, {}).math_fidelity, "HiFi3");
+  cli.math_fidelity = "HiFi5";
+  EXPECT_THROW(resolve_device_settings(cli, {}), ParseError);
 }
 
 }  // namespace

@@ -150,6 +150,77 @@ TEST_F(ConfigCommandsTest, ShowResolvesArchOverridesAndNamesSources) {
       << out;
 }
 
+// An entry that passes on the simulated chip and is a known failure on a PJRT plugin.
+const std::string kXfailOnPjrt = R"(:
+    status: EXPECTED_PASSING
+    required_pcc: 0.98
+    backend_overrides:
+      pjrt:
+        status: KNOWN_FAILURE_XFAIL
+        reason: plugin lacks the fused conv
+)";
+
+TEST_F(ConfigCommandsTest, ShowNamesBackendOverridesAsTheSource) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + kXfailOnPjrt);
+  common.backend = "pjrt";
+  ASSERT_EQ(show(kResnet50), 0) << err;
+  EXPECT_NE(out.find("arch: n150\nbackend: pjrt\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  status                         KNOWN_FAILURE_XFAIL      " + path("a.yaml") +
+                     ":7 (backend_overrides.pjrt)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  reason                         plugin lacks the fused conv " + path("a.yaml") +
+                     ":8 (backend_overrides.pjrt)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  required_pcc                   0.98                     " + path("a.yaml") + ":4\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  backend_overrides: pjrt (" + path("a.yaml") + ":6, applied)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("markers: inference known_failure_xfail n150"), std::string::npos) << out;
+
+  common.backend = "simulated";
+  ASSERT_EQ(show(kResnet50), 0) << err;
+  EXPECT_NE(out.find("  status                         EXPECTED_PASSING         " + path("a.yaml") + ":3\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  backend_overrides: pjrt (" + path("a.yaml") + ":6)\n"), std::string::npos) << out;
+}
+
+TEST_F(ConfigCommandsTest, CollectsAsXfailOnlyUnderTheBackendOfTheOverride) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + kXfailOnPjrt);
+  common.selection.marker = "known_failure_xfail";
+  common.backend = "pjrt";
+  ASSERT_EQ(collect(), 0) << out;
+  EXPECT_EQ(out.find(kResnet50 + "\n    KNOWN_FAILURE_XFAIL · markers: "), 0u) << out;
+  EXPECT_NE(out.find(" · reason: plugin lacks the fused conv\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n1/"), std::string::npos) << out;
+
+  common.backend = "simulated";  // the marker no case carries now: an error
+  EXPECT_EQ(collect(), 2);
+  common.selection.marker.clear();
+  common.selection.keyword = "resnet50 and single_device and inference";
+  ASSERT_EQ(collect(), 0);
+  EXPECT_EQ(out.find(kResnet50 + "\n    EXPECTED_PASSING · markers: "), 0u) << out;
+}
+
+TEST_F(ConfigCommandsTest, AnUnknownBackendStopsCollect) {
+  common.backend = "pjrtt";
+  std::ostringstream report;
+  EXPECT_EQ(collect_cases(common, &report), nullptr);
+  EXPECT_EQ(report.str(), "error: --backend: unknown backend 'pjrtt' (did you mean 'pjrt'?); known backends: "
+                          "simulated, pjrt\n");
+}
+
+TEST_F(ConfigCommandsTest, ValidateConfigChecksBackendOverrides) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + kXfailOnPjrt);
+  EXPECT_EQ(validate(), 0) << out;
+  write("a.yaml", "test_config:\n  " + kResnet50 + ":\n    backend_overrides:\n      xla: {status: EXPECTED_PASSING}\n");
+  EXPECT_EQ(validate(), 2);
+  EXPECT_EQ(out.rfind(path("a.yaml") + ":4:7: unknown backend 'xla'; known backends: simulated, pjrt\n", 0), 0u)
+      << out;
+}
+
 TEST_F(ConfigCommandsTest, ShowAnUnknownIdSuggestsTheNearest) {
   EXPECT_EQ(show("resnet/native-resnet05-single_device-inference"), 2);
   EXPECT_EQ(err, "error: no test case or test_config entry has the id "

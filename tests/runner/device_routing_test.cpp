@@ -76,7 +76,7 @@ DeviceRun run_on_device(DeviceRouting& routing) {
   run.model.graph.materialize_weights();
   CompileSettings settings;
   settings.use_cache = false;
-  CompiledCase compiled = compile_graph(run.model.graph, config::TestEntry{}, settings, CompileTarget{});
+  CompiledCase compiled = compile_graph(run.model.graph, settings, CompileTarget{});
   EXPECT_TRUE(compiled.backend->observe_ops(*compiled.executable,
                                             [&routing](const backend::OpExecution& e) { routing.observe(e); }));
   backend::MemoryStats stats;

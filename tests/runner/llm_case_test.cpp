@@ -192,7 +192,7 @@ TEST(LlmDecode, TheCacheEntersInThePrefillsLayout) {
   const runtime::ArchProfile box = runtime::arch_profile("n300-llmbox");
   struct Want {
     const char* id;
-    compiler::NamedPartitionSpec cache;
+    NamedPartitionSpec cache;
   };
   for (const Want& w : {Want{"llama/causal_lm/native-llama_tiny-tensor_parallel-decode-seq32-batch1",
                              {{}, {"model"}, {}, {}}},
@@ -203,14 +203,15 @@ TEST(LlmDecode, TheCacheEntersInThePrefillsLayout) {
     const TestCase& c = lm_case(cases, w.id);
     sdk::LoadOptions o = options(sdk::LmPhase::Prefill, 32);
     o.batch_size = 1;
-    const sdk::LoadOptions scaled = model_load_options(c, o, box);
+    const CaseLayout layout = case_layout(c, box);
+    const sdk::LoadOptions scaled = model_load_options(layout, o);
     const sdk::Model prefill = c.loader->loader->load_model(c.info.variant, scaled);
     sdk::Inputs prefill_inputs = c.loader->loader->load_inputs(c.info.variant, o);
-    const ParallelPlan prefill_plan = prepare_parallel(c, prefill, prefill_inputs, box);
+    const ParallelPlan prefill_plan = prepare_parallel(layout, prefill, prefill_inputs);
     o.phase = sdk::LmPhase::Decode;
-    const sdk::Model decode = c.loader->loader->load_model(c.info.variant, model_load_options(c, o, box));
+    const sdk::Model decode = c.loader->loader->load_model(c.info.variant, model_load_options(layout, o));
     sdk::Inputs decode_inputs = c.loader->loader->load_inputs(c.info.variant, o);
-    const ParallelPlan decode_plan = prepare_parallel(c, decode, decode_inputs, box);
+    const ParallelPlan decode_plan = prepare_parallel(layout, decode, decode_inputs);
     const auto merged = decode_sharding(*decode_plan.sharding, prefill.graph, *prefill_plan.sharding);
     for (const char* name : {"past_key_values.0.key", "past_key_values.1.value"}) {
       ASSERT_TRUE(merged->specs.count(name)) << w.id << " " << name;

@@ -1,5 +1,5 @@
 // The matrix: ids, markers (the design's full set), arch_overrides resolved
-// for --arch, placeholders as cases.
+// for --arch and backend_overrides for --backend, placeholders as cases.
 #include "runner/collection/matrix.h"
 
 #include <gtest/gtest.h>
@@ -89,6 +89,31 @@ TEST(Matrix, ArchOverridesResolveForTheTargetArch) {
   EXPECT_EQ(p150.expectation.reason, "no p150 kernel");
   EXPECT_DOUBLE_EQ(*p150.expectation.required_pcc, 0.9);
   EXPECT_NE(std::find(p150.markers.begin(), p150.markers.end(), "not_supported_skip"), p150.markers.end());
+}
+
+TEST(Matrix, BackendOverridesResolveForTheTargetBackend) {
+  const config::TestConfig config = config_from(R"(test_config:
+  resnet/native-resnet50-single_device-inference:
+    status: EXPECTED_PASSING
+    backend_overrides:
+      pjrt: {status: KNOWN_FAILURE_XFAIL, reason: "plugin lacks the fused conv"}
+)");
+  const auto is_xfail = [](const TestCase& c) {
+    return c.expectation.status == config::TestStatus::KnownFailureXfail &&
+           std::find(c.markers.begin(), c.markers.end(), "known_failure_xfail") != c.markers.end();
+  };
+  const auto simulated_cases = build_matrix(zoo(), config, {"n150", "simulated"});
+  EXPECT_EQ(find(simulated_cases, kResnet50).expectation.status, config::TestStatus::ExpectedPassing);
+  EXPECT_FALSE(is_xfail(find(simulated_cases, kResnet50)));
+  const auto default_cases = build_matrix(zoo(), config, {"n150"});  // no backend named: simulated
+  EXPECT_FALSE(is_xfail(find(default_cases, kResnet50)));
+  const auto pjrt_cases = build_matrix(zoo(), config, {"n150", "pjrt"});
+  const TestCase& pjrt = find(pjrt_cases, kResnet50);
+  EXPECT_TRUE(is_xfail(pjrt));
+  EXPECT_EQ(pjrt.expectation.reason, "plugin lacks the fused conv");
+  // -m selects it (and the broken loader, which -m never deselects) only under pjrt.
+  EXPECT_EQ(select_cases(pjrt_cases, {"", "known_failure_xfail", {}}).selected.size(), 2u);
+  EXPECT_EQ(select_cases(simulated_cases, {"", "known_failure_xfail", {}, true}).selected.size(), 1u);
 }
 
 TEST(Matrix, PlaceholdersAreCases) {

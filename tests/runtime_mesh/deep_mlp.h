@@ -27,8 +27,8 @@ inline Graph deep_mlp(int layers, int64_t width, int64_t tokens) {
 }
 
 // Even layers column-parallel, odd layers row-parallel (an all_reduce every pair).
-inline std::shared_ptr<compiler::ShardingRequest> deep_mlp_megatron(int layers, Mesh mesh) {
-  auto r = std::make_shared<compiler::ShardingRequest>();
+inline std::shared_ptr<ShardingRequest> deep_mlp_megatron(int layers, Mesh mesh) {
+  auto r = std::make_shared<ShardingRequest>();
   r->mesh = std::move(mesh);
   for (int i = 0; i < layers; ++i) {
     if (i % 2 == 0) r->specs[deep_mlp_weight(i)] = {{"model"}, {}};

@@ -30,8 +30,8 @@ Graph mlp_block() {
   return b.finish();
 }
 
-std::shared_ptr<compiler::ShardingRequest> megatron(Mesh mesh) {
-  auto r = std::make_shared<compiler::ShardingRequest>();
+std::shared_ptr<ShardingRequest> megatron(Mesh mesh) {
+  auto r = std::make_shared<ShardingRequest>();
   r->mesh = std::move(mesh);
   r->specs["w_up"] = {{"model"}, {}};
   r->specs["w_down"] = {{}, {"model"}};
@@ -46,11 +46,11 @@ struct MeshRun {
 
 std::map<std::string, Tensor> inputs() { return {{"x", random_normal({kTokens, kHidden}, 7)}}; }
 
-MeshRun run_on(const Graph& g, std::shared_ptr<const compiler::ShardingRequest> sharding, runtime::ChipSpec chip = {},
+MeshRun run_on(const Graph& g, std::shared_ptr<const ShardingRequest> sharding, runtime::ChipSpec chip = {},
            int executions = 1) {
   auto simulated = backend::make_simulated_backend(chip, 32);
   backend::CompileRequest request;
-  request.options.sharding = std::move(sharding);
+  request.sharding = std::move(sharding);
   request.enable_trace = true;
   auto exe = simulated->compile(g, request);
   MeshRun r;
@@ -91,7 +91,7 @@ TEST(MeshExecution, TraceReplayIsBitIdentical) {
   const Graph g = mlp_block();
   auto simulated = backend::make_simulated_backend({}, 8);
   backend::CompileRequest request;
-  request.options.sharding = megatron({{1, 8}, {"batch", "model"}});
+  request.sharding = megatron({{1, 8}, {"batch", "model"}});
   request.enable_trace = true;
   auto exe = simulated->compile(g, request);
   backend::MemoryStats first, second;
@@ -114,7 +114,7 @@ TEST(MeshExecution, PerChipDramIsTheLimit) {
 
 TEST(MeshExecution, DataParallelSplitsTheBatch) {
   const Graph g = mlp_block();
-  auto dp = std::make_shared<compiler::ShardingRequest>();
+  auto dp = std::make_shared<ShardingRequest>();
   dp->mesh = {{2, 4}, {"rows", "cols"}};
   dp->specs["x"] = {{"rows", "cols"}, {}};
   const MeshRun r = run_on(g, dp);
@@ -126,7 +126,7 @@ TEST(MeshExecution, DataParallelSplitsTheBatch) {
 TEST(MeshExecution, MeshLargerThanTheSystemIsACompileError) {
   auto simulated = backend::make_simulated_backend({}, 2);
   backend::CompileRequest request;
-  request.options.sharding = megatron({{1, 8}, {"batch", "model"}});
+  request.sharding = megatron({{1, 8}, {"batch", "model"}});
   EXPECT_THROW(simulated->compile(mlp_block(), request), CompileError);
 }
 

@@ -37,12 +37,12 @@ struct Execution {
 };
 
 // Two executions (the second replays the trace), as the pipeline's perf mode does.
-std::vector<Execution> run_device(const Graph& g, std::shared_ptr<const compiler::ShardingRequest> sharding,
+std::vector<Execution> run_device(const Graph& g, std::shared_ptr<const ShardingRequest> sharding,
                                   bool stream, DType weight_dtype) {
   auto simulated = backend::make_simulated_backend(runtime::ChipSpec{}, 8);
   backend::CompileRequest request;
-  request.options.weight_dtype = weight_dtype;
-  request.options.sharding = std::move(sharding);
+  request.settings.weight_dtype = weight_dtype;
+  request.sharding = std::move(sharding);
   request.enable_trace = true;
   request.stream_weights = stream;
   auto exe = simulated->compile(g, request);
@@ -66,7 +66,7 @@ TEST(StreamedWeights, DeviceOutputsAndMemoryAreBitIdenticalOnEveryMesh) {
   const Graph g = testing::deep_mlp(kLayers, kWidth, kTokens);
   Graph held = g;  // weights made at load, chips converting on read (auto inference, small models)
   held.materialize_weights();
-  const std::vector<std::shared_ptr<const compiler::ShardingRequest>> meshes = {
+  const std::vector<std::shared_ptr<const ShardingRequest>> meshes = {
       nullptr, testing::deep_mlp_megatron(kLayers, {{1, 2}, {"batch", "model"}}),
       testing::deep_mlp_megatron(kLayers, {{2, 4}, {"batch", "model"}})};
   for (const auto& [sharding, dtype] : {std::pair{meshes[0], DType::BF16}, std::pair{meshes[1], DType::BF16},

@@ -1,0 +1,109 @@
+// arch_overrides and backend_overrides: resolved per field and shallow for
+// the target arch and backend (the entry, then the arch's block, then the
+// backend's), with the sources of replaced fields pointing into the block.
+#include "config/overrides.h"
+
+#include <gtest/gtest.h>
+
+#include "config_fixture.h"
+
+namespace meshtest::config {
+namespace {
+
+class Overrides : public ConfigDirTest {
+ protected:
+  TestEntry entry() {
+    write("a.yaml", R"(test_config:
+  a-single_device-inference:
+    status: EXPECTED_PASSING
+    required_pcc: 0.99
+    markers: [push, fast]
+    arch_overrides:
+      p150:
+        required_pcc: 0.95
+        markers: [slow]
+      n300:
+        status: KNOWN_FAILURE_XFAIL
+        reason: "hangs on two chips"
+    backend_overrides:
+      pjrt:
+        status: KNOWN_FAILURE_XFAIL
+        reason: "plugin lacks the fused op"
+        required_pcc: 0.9
+)");
+    const TestConfig c = load();
+    EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+    return *c.find("a-single_device-inference");
+  }
+};
+
+TEST_F(Overrides, OnlyTheTargetArchApplies) {
+  const TestEntry e = entry();
+  ASSERT_EQ(e.arch_overrides.size(), 2u);
+  const TestEntry n150 = resolve_overrides(e, {"n150"});
+  EXPECT_DOUBLE_EQ(*n150.required_pcc, 0.99);
+  EXPECT_EQ(n150.status, TestStatus::ExpectedPassing);
+  const TestEntry n300 = resolve_overrides(e, {"n300"});
+  EXPECT_EQ(n300.status, TestStatus::KnownFailureXfail);
+  EXPECT_EQ(n300.reason, "hangs on two chips");
+  EXPECT_DOUBLE_EQ(*n300.required_pcc, 0.99);
+}
+
+TEST_F(Overrides, FieldByFieldAndShallow) {
+  const TestEntry p150 = resolve_overrides(entry(), {"p150"});
+  EXPECT_DOUBLE_EQ(*p150.required_pcc, 0.95);
+  EXPECT_EQ(p150.status, TestStatus::ExpectedPassing);           // not overridden: kept
+  EXPECT_EQ(p150.markers, std::vector<std::string>{"slow"});     // a list replaces the list
+}
+
+TEST_F(Overrides, SourcesPointIntoTheOverride) {
+  const TestEntry e = entry();
+  const TestEntry p150 = resolve_overrides(e, {"p150"});
+  EXPECT_EQ(p150.sources.at("required_pcc").to_string(), path("a.yaml") + ":8:9");
+  EXPECT_EQ(p150.sources.at("status").to_string(), path("a.yaml") + ":3:5");
+  EXPECT_EQ(p150.sources.count("reason"), 0u);
+  EXPECT_EQ(override_origin(e, {"p150"}, "required_pcc"), "arch_overrides.p150");
+  EXPECT_EQ(override_origin(e, {"p150"}, "status"), std::nullopt);
+}
+
+TEST_F(Overrides, OnlyTheTargetBackendApplies) {
+  const TestEntry e = entry();
+  ASSERT_EQ(e.backend_overrides.size(), 1u);
+  EXPECT_EQ(e.backend_overrides[0].name, "pjrt");
+  EXPECT_EQ(e.backend_overrides[0].defined_at.to_string(), path("a.yaml") + ":14:7");
+  const TestEntry simulated = resolve_overrides(e, {"n150", "simulated"});
+  EXPECT_EQ(simulated.status, TestStatus::ExpectedPassing);
+  EXPECT_EQ(simulated.reason, "");
+  const TestEntry pjrt = resolve_overrides(e, {"n150", "pjrt"});
+  EXPECT_EQ(pjrt.status, TestStatus::KnownFailureXfail);
+  EXPECT_EQ(pjrt.reason, "plugin lacks the fused op");
+  EXPECT_EQ(pjrt.markers, (std::vector<std::string>{"push", "fast"}));  // not in the block: the entry's own
+  EXPECT_EQ(pjrt.sources.at("status").to_string(), path("a.yaml") + ":15:9");
+  EXPECT_EQ(override_origin(e, {"n150", "pjrt"}, "status"), "backend_overrides.pjrt");
+  EXPECT_EQ(override_origin(e, {"n150", "simulated"}, "status"), std::nullopt);
+}
+
+TEST_F(Overrides, TheBackendBlockAppliesAfterTheArchBlock) {
+  const TestEntry e = entry();
+  // n300 sets status and reason, pjrt sets them too: pjrt wins; p150's markers stay.
+  const TestEntry n300_pjrt = resolve_overrides(e, {"n300", "pjrt"});
+  EXPECT_EQ(n300_pjrt.reason, "plugin lacks the fused op");
+  EXPECT_EQ(override_origin(e, {"n300", "pjrt"}, "reason"), "backend_overrides.pjrt");
+  const TestEntry p150_pjrt = resolve_overrides(e, {"p150", "pjrt"});
+  EXPECT_DOUBLE_EQ(*p150_pjrt.required_pcc, 0.9);  // both set it: the backend's
+  EXPECT_EQ(p150_pjrt.sources.at("required_pcc").to_string(), path("a.yaml") + ":17:9");
+  EXPECT_EQ(override_origin(e, {"p150", "pjrt"}, "required_pcc"), "backend_overrides.pjrt");
+  EXPECT_EQ(p150_pjrt.markers, std::vector<std::string>{"slow"});  // only the arch sets it: the arch's
+  EXPECT_EQ(override_origin(e, {"p150", "pjrt"}, "markers"), "arch_overrides.p150");
+}
+
+TEST(OverrideKinds, BothKindsAreEntryFieldsInResolutionOrder) {
+  ASSERT_EQ(override_kinds().size(), 2u);
+  EXPECT_EQ(override_kinds()[0].field, "arch_overrides");
+  EXPECT_EQ(override_kinds()[1].field, "backend_overrides");
+  EXPECT_EQ(find_override_kind("backend_overrides"), &override_kinds()[1]);
+  EXPECT_EQ(find_override_kind("status"), nullptr);
+}
+
+}  // namespace
+}  // namespace meshtest::config
