@@ -18,6 +18,7 @@ struct SourceLocation {
   std::string to_string() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
   // "file:line", the short form `meshtest show` prints next to a value.
   std::string file_line() const { return file + ":" + std::to_string(line); }
+  bool operator==(const SourceLocation&) const = default;
 };
 
 enum class Severity { Error, Warning };

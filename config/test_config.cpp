@@ -179,6 +179,12 @@ void load_test_config_text(std::string_view text, const std::string& file, TestC
   merge(std::move(part), config, diags);
 }
 
+bool is_test_config_file(const std::string& path) {
+  const fs::path p(path);
+  const auto ext = p.extension();
+  return (ext == ".yaml" || ext == ".yml") && p.filename() != kFailureReasonsFileName;
+}
+
 TestConfig load_test_config(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   TestConfig config;
   std::vector<std::string> files;
@@ -187,8 +193,7 @@ TestConfig load_test_config(const std::string& path, std::vector<Diagnostic>& di
     files.push_back(path);
   } else if (fs::is_directory(path, ec)) {
     for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
-      const auto ext = entry.path().extension();
-      if (entry.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(entry.path().string());
+      if (entry.is_regular_file(ec) && is_test_config_file(entry.path().string())) files.push_back(entry.path().string());
     }
   }
   std::sort(files.begin(), files.end());

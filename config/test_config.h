@@ -62,6 +62,8 @@ struct TestEntry {
   // YAML sets appear; after resolve_overrides, overridden fields point into
   // the arch_overrides or backend_overrides block.
   std::map<std::string, SourceLocation> sources;
+  // Every field, locations included (`meshtest changed` compares entries with their locations blanked).
+  bool operator==(const TestEntry&) const = default;
 };
 
 // One block of arch_overrides.<arch> or backend_overrides.<backend>: the
@@ -71,6 +73,7 @@ struct Override {
   std::string name;  // the arch or backend
   TestEntry fields;
   SourceLocation defined_at;
+  bool operator==(const Override&) const = default;
 };
 
 // A planned model without a loader yet: PLACEHOLDER_MODELS.<name>. The
@@ -95,8 +98,17 @@ struct TestConfig {
   }
 };
 
-// Loads and merges every *.yaml / *.yml under `path` (recursively, sorted by
-// path), or the one file `path` names. A missing path gives an empty config.
+// The failure classes file (reports/failure_classes.h) lives in the
+// test_config folder but is no test_config file.
+inline constexpr const char* kFailureReasonsFileName = "failure_reasons.yaml";
+
+// Whether a file in a test_config folder holds test_config entries: *.yaml or
+// *.yml, but not kFailureReasonsFileName.
+bool is_test_config_file(const std::string& path);
+
+// Loads and merges every test_config file under `path` (is_test_config_file,
+// recursively, sorted by path), or the one file `path` names. A missing path
+// gives an empty config.
 TestConfig load_test_config(const std::string& path, std::vector<Diagnostic>& diagnostics);
 
 // Adds one file's text to `config` (what load_test_config does per file).

@@ -41,6 +41,12 @@ struct PhaseSeconds {
   double total() const { return load + golden + compile + execute + compare; }
 };
 
+// Bytes per phase of a case (run --log-memory: the host's peak resident
+// memory in each; load covers loading the model and its inputs). 0: not logged.
+struct PhaseBytes {
+  int64_t load = 0, golden = 0, compile = 0, execute = 0, compare = 0;
+};
+
 struct CaseResult {
   // Identity.
   std::string test_id;
@@ -63,6 +69,11 @@ struct CaseResult {
   std::string phase;  // last phase entered
   FailureKind failure_kind = FailureKind::None;
   std::string error_message;
+  // The failure's class from test_config/failure_reasons.yaml (reports/failure_classes.h),
+  // set when a failed, error or xfailed result is recorded; empty for any other.
+  std::string failure_class;      // "DEVICE_DRAM_OOM", "PCC_BELOW_THRESHOLD", ..., "UNCLASSIFIED"
+  std::string failure_component;  // frontend | compiler | runtime | device | comparison | infrastructure | a project's own
+  std::string failure_summary;    // the class's summary group, or the message's first line
   // Op-level golden: the first device op past its per-op thresholds
   // (runner/pipeline/op_golden.h describe_row); empty: none, or not run.
   std::string first_bad_op;
@@ -90,6 +101,7 @@ struct CaseResult {
   PhaseSeconds seconds;
   double wall_seconds = 0;
   int64_t peak_host_rss_bytes = 0;
+  PhaseBytes peak_host_rss_by_phase;  // run --log-memory; all 0 without it
   int64_t peak_device_dram_bytes = 0;  // per chip
   int64_t peak_device_l1_bytes = 0;    // per core, per chip
   int64_t device_ops = 0;

@@ -133,7 +133,7 @@ std::string render_dashboard(const std::vector<RunResults>& runs, const Dashboar
     page.every_arch_finals.push_back(std::move(finals));
   }
   html += dashboard::header(page) + dashboard::filter_bar(page) + "<main>";
-  for (auto* section : {dashboard::overview, dashboard::changes, dashboard::trends, dashboard::failure_groups,
+  for (auto* section : {dashboard::overview, dashboard::changes, dashboard::trends, dashboard::triage, dashboard::failure_groups,
                         dashboard::xfails, dashboard::placeholders, dashboard::arch_history,
                         dashboard::model_history, dashboard::case_explorer, dashboard::variant_history,
                         dashboard::flaky, dashboard::slowest, dashboard::guidance}) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/run_analysis.h"
+#include "reports/triage.h"
 
 namespace meshtest::reports {
 
@@ -14,6 +15,8 @@ struct DashboardOptions {
   DiffOptions diff;
   int slowest = 20;  // rows in "slowest cases"
   std::string title = "meshtest results";
+  // Classes failures stored without one for the triage section (empty: UNCLASSIFIED, reports/triage.h).
+  TriageClassifier classify;
 };
 
 // `runs` oldest first, scoped to one arch; the newest is the one the overview

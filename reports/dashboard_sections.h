@@ -55,6 +55,8 @@ std::string model_history(const Page& page);
 std::string flaky(const Page& page);
 std::string slowest(const Page& page);
 std::string failure_groups(const Page& page);
+// The latest run's failures triaged against the previous run (reports/dashboard_triage.cpp).
+std::string triage(const Page& page);
 std::string guidance(const Page& page);
 std::string xfails(const Page& page);
 // Filterable views (reports/dashboard_explorer.cpp): the filter bar, every

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "config/arch_names.h"
+#include "config/test_config.h"
 #include "core/atomic_file.h"
 #include "reports/guidance.h"
 
@@ -43,8 +44,7 @@ std::vector<PromotedFile> load_files(const std::string& config_dir) {
   std::vector<std::string> paths;
   if (fs::is_directory(config_dir)) {
     for (const auto& e : fs::recursive_directory_iterator(config_dir)) {
-      const auto ext = e.path().extension();
-      if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) paths.push_back(e.path().string());
+      if (e.is_regular_file() && config::is_test_config_file(e.path().string())) paths.push_back(e.path().string());
     }
   }
   std::sort(paths.begin(), paths.end());

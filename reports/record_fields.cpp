@@ -24,6 +24,7 @@ Field<CaseResult> guidance_field() {
 const std::vector<Field<CaseResult>>& result_fields() {
   using R = CaseResult;
   using S = PhaseSeconds;
+  using B = PhaseBytes;
   static const std::vector<Field<R>> kFields = {
       field<&R::test_id>("test_id").primary_key(),
       field<&R::attempt>("attempt").primary_key(),
@@ -103,6 +104,19 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::device_outputs_digest>("device_outputs_digest").since(14),
       field<&R::perf_device_timed>("perf_device_timed").since(14),
       field<&R::perf_batch_sweep>("perf_batch_sweep").since(14),
+      field<&R::failure_class>("failure_class").since(15),
+      field<&R::failure_component>("failure_component").since(15),
+      field<&R::failure_summary>("failure_summary").since(15),
+      nested_field<&R::peak_host_rss_by_phase, &B::load>("load").in_group("peak_host_rss_by_phase")
+          .stored_as("peak_host_rss_load_bytes").since(15),
+      nested_field<&R::peak_host_rss_by_phase, &B::golden>("golden").in_group("peak_host_rss_by_phase")
+          .stored_as("peak_host_rss_golden_bytes").since(15),
+      nested_field<&R::peak_host_rss_by_phase, &B::compile>("compile").in_group("peak_host_rss_by_phase")
+          .stored_as("peak_host_rss_compile_bytes").since(15),
+      nested_field<&R::peak_host_rss_by_phase, &B::execute>("execute").in_group("peak_host_rss_by_phase")
+          .stored_as("peak_host_rss_execute_bytes").since(15),
+      nested_field<&R::peak_host_rss_by_phase, &B::compare>("compare").in_group("peak_host_rss_by_phase")
+          .stored_as("peak_host_rss_compare_bytes").since(15),
   };
   return kFields;
 }

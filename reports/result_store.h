@@ -30,6 +30,13 @@ struct StoredResult {
 // One case a run was asked to run, on one arch (written when its shard begins).
 struct SelectedCase {
   std::string arch, test_id, shard;  // shard as "2/3"; "" when not sharded
+  std::string not_run_reason;        // why the run chose not to start it ("budget": run --budget); "" otherwise
+};
+
+// Whose history: results of one arch and backend (empty: any). A result
+// stored without a backend (before schema 14) counts for every backend.
+struct HistoryScope {
+  std::string arch, backend;
 };
 
 struct LastAttempt {
@@ -47,6 +54,10 @@ class ResultStore {
   virtual void record_selection(const std::string& run_id, const std::string& arch, const std::string& shard,
                                 const std::vector<std::string>& test_ids) = 0;
   virtual std::vector<SelectedCase> run_selection(const std::string& run_id) = 0;
+  // Selected cases of the run on `arch` it chose not to start, and why
+  // ("budget"); they stay MISSING (no result) with that reason.
+  virtual void mark_not_run(const std::string& run_id, const std::string& arch,
+                            const std::vector<std::string>& test_ids, const std::string& reason) = 0;
   virtual void record(const std::string& run_id, const CaseResult& result) = 0;
   // Many results in one transaction (imports, benchmarks): far faster than record() in a loop.
   virtual void record_batch(const std::string& run_id, const std::vector<CaseResult>& results) = 0;
@@ -62,8 +73,10 @@ class ResultStore {
   // For scheduling and sharding: duration and memory of each case across the
   // most recent `max_runs` runs that recorded it; with `started_before` (ISO
   // 8601), only attempts that started earlier (a resumed run keeps the
-  // history, and so the shards, it started with).
-  virtual std::map<std::string, CaseHistory> case_history(int max_runs, const std::string& started_before = "") = 0;
+  // history, and so the shards, it started with); with `scope`, only that
+  // arch's and backend's results (run --budget, collect --estimate).
+  virtual std::map<std::string, CaseHistory> case_history(int max_runs, const std::string& started_before = "",
+                                                          const HistoryScope& scope = {}) = 0;
 
   // Reading, for report/history/diff/flaky/promote.
   virtual std::vector<RunInfo> recent_runs(int limit) = 0;  // newest first

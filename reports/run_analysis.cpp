@@ -52,6 +52,15 @@ RunResults for_arch(const RunResults& run, const std::string& arch) {
   return out;
 }
 
+std::map<std::string, std::string> not_run_reasons(const RunResults& run) {
+  const std::set<std::string> missing(run.missing.begin(), run.missing.end());
+  std::map<std::string, std::string> out;
+  for (const SelectedCase& c : run.selection) {
+    if (!c.not_run_reason.empty() && missing.count(c.test_id)) out[c.test_id] = c.not_run_reason;
+  }
+  return out;
+}
+
 std::map<std::string, const CaseResult*> final_results(const std::vector<CaseResult>& results) {
   std::map<std::string, const CaseResult*> out;
   for (const CaseResult& r : results) {
@@ -114,6 +123,7 @@ RunDiff diff_runs(const std::vector<CaseResult>& before, const std::vector<CaseR
 RunDiff diff_runs(const RunResults& before, const RunResults& after, const DiffOptions& options) {
   RunDiff diff = diff_runs(before.results, after.results, options);
   diff.missing = after.missing;
+  diff.not_run_reasons = not_run_reasons(after);
   return diff;
 }
 

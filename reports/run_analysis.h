@@ -23,6 +23,10 @@ struct RunResults {
   std::vector<std::string> missing;     // test ids, when scoped to an arch
 };
 
+// Of a scoped run's missing cases, those it chose not to start, with why
+// ("budget": run --budget), by test id; a lost shard's have none.
+std::map<std::string, std::string> not_run_reasons(const RunResults& run);
+
 // The last `count` runs, oldest first; with `arch`, scoped to it (runs that
 // neither selected nor recorded a case on it are left out).
 std::vector<RunResults> load_recent_runs(ResultStore& store, int count, const std::string& arch = "");
@@ -68,6 +72,7 @@ struct RunDiff {
   std::vector<CaseChange> new_failures, fixed, pcc_drops, slower;
   std::vector<CaseChange> threshold_changes;  // flips from a required_pcc edit: neither failures nor fixes
   std::vector<std::string> missing;           // asked of the later run, no result
+  std::map<std::string, std::string> not_run_reasons;  // of `missing`: why the run did not start them ("budget")
   // Perf regressions past DiffOptions::perf_margin (modelled device time, or
   // the median host execution of two perf runs).
   std::vector<CaseChange> modelled_slower, perf_slower;

@@ -84,6 +84,11 @@ void SpooledStore::finish_run(const std::string& run_id, const std::string& fini
   write_waiting([&](ResultStore& s) { s.finish_run(run_id, finished_at); });
 }
 
+void SpooledStore::mark_not_run(const std::string& run_id, const std::string& arch,
+                                const std::vector<std::string>& test_ids, const std::string& reason) {
+  write_waiting([&](ResultStore& s) { s.mark_not_run(run_id, arch, test_ids, reason); });
+}
+
 void SpooledStore::mark_interrupted(const std::string& run_id, const std::string& at, const std::string& by) {
   flush();
   write_waiting([&](ResultStore& s) { s.mark_interrupted(run_id, at, by); });

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "reports/result_store.h"
@@ -33,6 +34,8 @@ class SpooledStore {
   void begin_run(const RunInfo& run);
   void finish_run(const std::string& run_id, const std::string& finished_at);
   void mark_interrupted(const std::string& run_id, const std::string& at, const std::string& by);
+  void mark_not_run(const std::string& run_id, const std::string& arch, const std::vector<std::string>& test_ids,
+                    const std::string& reason);
   // Never waits on an outage: spools the result and tries again at the next
   // call once its backoff has passed. Throws StoreUnreachable past the bound.
   void record(const std::string& run_id, const CaseResult& result);

@@ -52,11 +52,21 @@ void SqlStore::record_selection(const std::string& run_id, const std::string& ar
 
 std::vector<SelectedCase> SqlStore::run_selection(const std::string& run_id) {
   std::vector<SelectedCase> out;
-  for (const SqlRow& row :
-       db_->query("SELECT arch, test_id, shard FROM run_cases WHERE run_id = ? ORDER BY arch, test_id", {run_id})) {
-    out.push_back({row.text(0), row.text(1), row.text(2)});
+  for (const SqlRow& row : db_->query(
+           "SELECT arch, test_id, shard, not_run_reason FROM run_cases WHERE run_id = ? ORDER BY arch, test_id",
+           {run_id})) {
+    out.push_back({row.text(0), row.text(1), row.text(2), row.text(3)});
   }
   return out;
+}
+
+void SqlStore::mark_not_run(const std::string& run_id, const std::string& arch,
+                            const std::vector<std::string>& test_ids, const std::string& reason) {
+  with_transaction(*db_, [&] {
+    auto update =
+        db_->prepare("UPDATE run_cases SET not_run_reason = ? WHERE run_id = ? AND arch = ? AND test_id = ?");
+    for (const std::string& id : test_ids) update->run({reason, run_id, arch, id});
+  });
 }
 
 void SqlStore::finish_run(const std::string& run_id, const std::string& finished_at) {
@@ -107,11 +117,25 @@ std::map<std::string, LastAttempt> SqlStore::last_attempts(const std::string& ru
   return out;
 }
 
-std::map<std::string, CaseHistory> SqlStore::case_history(int max_runs, const std::string& started_before) {
-  // Per case, the wall times and peak RSS of its `max_runs` most recent attempts.
-  const std::string cutoff = started_before.empty() ? "" : " WHERE started_at < ?";
+std::map<std::string, CaseHistory> SqlStore::case_history(int max_runs, const std::string& started_before,
+                                                          const HistoryScope& scope) {
+  // Per case, the wall times and peak RSS of its `max_runs` most recent attempts (in `scope`).
+  std::vector<std::string> conditions;
   std::vector<SqlValue> params;
-  if (!started_before.empty()) params.emplace_back(started_before);
+  if (!started_before.empty()) {
+    conditions.emplace_back("started_at < ?");
+    params.emplace_back(started_before);
+  }
+  if (!scope.arch.empty()) {
+    conditions.emplace_back("arch = ?");
+    params.emplace_back(scope.arch);
+  }
+  if (!scope.backend.empty()) {
+    conditions.emplace_back("(backend = ? OR COALESCE(backend, '') = '')");
+    params.emplace_back(scope.backend);
+  }
+  std::string cutoff;
+  for (const std::string& c : conditions) cutoff += (cutoff.empty() ? " WHERE " : " AND ") + c;
   params.emplace_back(static_cast<int64_t>(max_runs));
   const auto rows = db_->query(
       "SELECT test_id, wall_seconds, peak_host_rss_bytes FROM ("

@@ -20,6 +20,8 @@ class SqlStore : public ResultStore {
   void record_selection(const std::string& run_id, const std::string& arch, const std::string& shard,
                         const std::vector<std::string>& test_ids) override;
   std::vector<SelectedCase> run_selection(const std::string& run_id) override;
+  void mark_not_run(const std::string& run_id, const std::string& arch, const std::vector<std::string>& test_ids,
+                    const std::string& reason) override;
   void record(const std::string& run_id, const CaseResult& result) override;
   void record_batch(const std::string& run_id, const std::vector<CaseResult>& results) override;
   void finish_run(const std::string& run_id, const std::string& finished_at) override;
@@ -27,7 +29,8 @@ class SqlStore : public ResultStore {
   int schema_version() override;
   std::optional<std::string> last_unfinished_run() override;
   std::map<std::string, LastAttempt> last_attempts(const std::string& run_id, const std::string& arch) override;
-  std::map<std::string, CaseHistory> case_history(int max_runs, const std::string& started_before = "") override;
+  std::map<std::string, CaseHistory> case_history(int max_runs, const std::string& started_before = "",
+                                                  const HistoryScope& scope = {}) override;
   std::vector<RunInfo> recent_runs(int limit) override;
   std::optional<RunInfo> find_run(const std::string& run_id) override;
   std::vector<CaseResult> run_results(const std::string& run_id) override;

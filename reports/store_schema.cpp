@@ -40,10 +40,24 @@ const char* const kRunCasesTable =
     "  run_id TEXT NOT NULL REFERENCES runs(run_id), arch TEXT NOT NULL, test_id TEXT NOT NULL, shard TEXT,\n"
     "  PRIMARY KEY (run_id, arch, test_id)\n);\n";
 
+// outcome counts per run and arch; an xfail is expected, not a failure
+const std::string kRunSummaryView =
+    "CREATE VIEW run_summary AS\n"
+    "  SELECT h.run_id, h.run_started_at, h.arch, COUNT(*) AS results,\n"
+    "    SUM(CASE WHEN h.outcome = 'passed' THEN 1 ELSE 0 END) AS passed,\n"
+    "    SUM(CASE WHEN h.outcome = 'failed' THEN 1 ELSE 0 END) AS failed,\n"
+    "    SUM(CASE WHEN h.outcome = 'error' THEN 1 ELSE 0 END) AS errors,\n"
+    "    SUM(CASE WHEN h.outcome = 'xfailed' THEN 1 ELSE 0 END) AS xfailed,\n"
+    "    SUM(CASE WHEN h.outcome = 'xpassed' THEN 1 ELSE 0 END) AS xpassed,\n"
+    "    SUM(CASE WHEN h.outcome = 'skipped' THEN 1 ELSE 0 END) AS skipped,\n"
+    "    SUM(h.passed_on_retry) AS flaky,\n"
+    "    (SELECT COUNT(*) FROM missing_cases m WHERE m.run_id = h.run_id AND m.arch = h.arch) AS missing\n"
+    "  FROM case_history h GROUP BY h.run_id, h.run_started_at, h.arch;\n";
+
 // Views over the tables, in SQL that SQLite and PostgreSQL both take. A
 // later migration that rebuilds `results` or `runs` drops and recreates them
 // (PostgreSQL refuses to drop a table a view depends on).
-const char* const kViews =
+const std::string kViews =
     // the last attempt of each case of each run on each arch: what the run says about the case
     "CREATE VIEW final_results AS\n"
     "  SELECT r.* FROM results r WHERE r.attempt = (SELECT MAX(a.attempt) FROM results a\n"
@@ -57,19 +71,20 @@ const char* const kViews =
     // the cases a run selected on an arch that have no result (a lost shard)
     "CREATE VIEW missing_cases AS\n"
     "  SELECT c.run_id, c.arch, c.test_id, c.shard FROM run_cases c WHERE NOT EXISTS (SELECT 1 FROM results r\n"
-    "    WHERE r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id);\n"
-    // outcome counts per run and arch; an xfail is expected, not a failure
-    "CREATE VIEW run_summary AS\n"
-    "  SELECT h.run_id, h.run_started_at, h.arch, COUNT(*) AS results,\n"
-    "    SUM(CASE WHEN h.outcome = 'passed' THEN 1 ELSE 0 END) AS passed,\n"
-    "    SUM(CASE WHEN h.outcome = 'failed' THEN 1 ELSE 0 END) AS failed,\n"
-    "    SUM(CASE WHEN h.outcome = 'error' THEN 1 ELSE 0 END) AS errors,\n"
-    "    SUM(CASE WHEN h.outcome = 'xfailed' THEN 1 ELSE 0 END) AS xfailed,\n"
-    "    SUM(CASE WHEN h.outcome = 'xpassed' THEN 1 ELSE 0 END) AS xpassed,\n"
-    "    SUM(CASE WHEN h.outcome = 'skipped' THEN 1 ELSE 0 END) AS skipped,\n"
-    "    SUM(h.passed_on_retry) AS flaky,\n"
-    "    (SELECT COUNT(*) FROM missing_cases m WHERE m.run_id = h.run_id AND m.arch = h.arch) AS missing\n"
-    "  FROM case_history h GROUP BY h.run_id, h.run_started_at, h.arch;\n";
+    "    WHERE r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id);\n" +
+    kRunSummaryView;
+
+// Schema 15: a selected case the run chose not to start says why (`run
+// --budget`: "budget"); missing_cases shows it (run_summary depends on it, so
+// both are made again).
+const std::string kNotRunReason =
+    "ALTER TABLE run_cases ADD COLUMN not_run_reason TEXT;\n"
+    "DROP VIEW run_summary;\n"
+    "DROP VIEW missing_cases;\n"
+    "CREATE VIEW missing_cases AS\n"
+    "  SELECT c.run_id, c.arch, c.test_id, c.shard, c.not_run_reason FROM run_cases c WHERE NOT EXISTS (\n"
+    "    SELECT 1 FROM results r WHERE r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id);\n" +
+    kRunSummaryView;
 
 // What a migration does beyond adding its fields' columns.
 const std::map<int, const char*> kExtraStatements = {
@@ -92,7 +107,8 @@ const std::map<int, const char*> kExtraStatements = {
         "ALTER TABLE result_outputs_v5 RENAME TO result_outputs;\n"
         "CREATE INDEX results_by_test ON results(test_id, run_id);\n"},
     // read-only views for dashboards on the store (Grafana, Superset; docs/results-schema.md "Views")
-    {9, kViews},
+    {9, kViews.c_str()},
+    {15, kNotRunReason.c_str()},
 };
 // Versions whose migration rebuilds a table instead of adding its columns.
 constexpr int kOutputsRebuilt = 4, kResultsRebuilt = 5;

@@ -23,7 +23,9 @@
 #include "reports/result_store.h"
 #include "reports/spooled_store.h"
 #include "reports/work_queue.h"
+#include "runner/cli/changed_command.h"
 #include "runner/cli/last_failed.h"
+#include "runner/cli/run_budget.h"
 #include "runner/pipeline/backends.h"
 #include "runner/pipeline/batch_sweep.h"
 #include "runner/collection/collection.h"
@@ -49,9 +51,13 @@ namespace meshtest::runner {
 
 namespace {
 
-// Config, discovery, matrix and selection (runner/collection/collection.h); problems
-// are printed to stderr and give nullptr.
-std::unique_ptr<Collected> collect(const CommonOptions& o) { return collect_cases(o, &std::cerr); }
+// Config, discovery, matrix and selection (runner/collection/collection.h),
+// narrowed by --changed; problems are printed to stderr and give nullptr.
+std::unique_ptr<Collected> collect(const CommonOptions& o) {
+  auto c = collect_cases(o, &std::cerr);
+  if (c && !keep_changed_cases(*c, o, std::cerr)) return nullptr;
+  return c;
+}
 
 std::string new_run_id() {
   std::random_device rd;
@@ -82,10 +88,31 @@ bool selection_is_empty(const Collected& c, const CommonOptions& o) {
 
 }  // namespace
 
-int cmd_collect(const CommonOptions& o, const CollectView& view) {
+namespace {
+
+size_t worker_count(size_t jobs) {
+  return jobs > 0 ? jobs : static_cast<size_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+// collect --estimate: the history of the store, when there is one.
+int print_selection_estimate(const Collected& c, const CommonOptions& o, const EstimateOptions& e) {
+  std::unique_ptr<reports::ResultStore> store;
+  if (!e.db.empty() && (reports::is_postgres_url(e.db) || std::filesystem::exists(e.db))) {
+    store = reports::open_store(e.db);
+  }
+  print_estimate(std::cout, c.selection.selected, budget_history(store.get(), o.arch, o.backend),
+                 worker_count(e.jobs), o.arch, o.backend);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_collect(const CommonOptions& o, const CollectView& view, const EstimateOptions& estimate) {
   auto c = collect(o);
   if (!c) return 2;
+  if (nothing_changed(*c, o)) return 0;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
+  if (estimate.estimate) return print_selection_estimate(*c, o, estimate);
   print_collection(std::cout, c->selection.selected, c->cases.size(), c->selection.deselected, view);
   return 0;
 }
@@ -112,6 +139,8 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   popts.strict_xfail = ro.strict_xfail;
   if (!ro.optimizer_step.empty()) popts.sgd_learning_rate = parse_optimizer_step(ro.optimizer_step);
   popts.save_tensors_dir = ro.save_tensors_dir;
+  popts.save_tensors_always = ro.save_tensors_always;
+  popts.log_memory = ro.log_memory;
   popts.perf_iterations = ro.perf_iterations;
   if (!ro.perf_batches.empty()) popts.perf_batches = parse_batches(ro.perf_batches);
   popts.op_golden_dir = ro.op_golden_dir;
@@ -136,8 +165,7 @@ reports::RunInfo describe_run(const CommonOptions& o, const RunOptions& ro) {
 
 LoopOptions loop_options(const RunOptions& ro) {
   LoopOptions lo;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  lo.jobs = ro.jobs > 0 ? ro.jobs : static_cast<size_t>(std::max(1L, cores));
+  lo.jobs = worker_count(ro.jobs);
   lo.memory_budget = static_cast<int64_t>(0.8 * static_cast<double>(physical_memory_bytes()));
   if (!ro.max_memory.empty()) {
     const std::optional<int64_t> bytes = parse_byte_size(ro.max_memory);
@@ -306,9 +334,24 @@ static void check_output_folder(const std::string& path, const std::string& opti
   }
 }
 
+reports::FailureClasses load_run_failure_classes(const CommonOptions& o,
+                                                 std::vector<config::Diagnostic>& diagnostics) {
+  const std::string path = reports::find_failure_reasons(resolved_config_dir(o), shipped_config_dir());
+  if (path.empty()) return {};
+  return reports::load_failure_classes(path, diagnostics);
+}
+
 int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   auto c = collect(collection_options(o, ro));
   if (!c) return 2;
+  std::vector<config::Diagnostic> class_problems;
+  const reports::FailureClasses failure_classes = load_run_failure_classes(o, class_problems);
+  for (const config::Diagnostic& d : class_problems) std::cerr << d.to_string() << "\n";
+  if (const size_t errors = config::count_errors(class_problems); errors > 0) {
+    std::cerr << "error: " << errors << " problem(s) in failure classes '" << failure_classes.file << "'\n";
+    return 2;
+  }
+  if (nothing_changed(*c, o)) return 0;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
   // `--json -` puts the JSON lines on stdout: everything else goes to stderr.
   const bool json_to_stdout = ro.json == "-";
@@ -330,6 +373,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   std::vector<const TestCase*> asked;  // this shard's cases, before --resume drops the finished ones
   bool resuming = false;
   std::unique_ptr<reports::WorkQueue> queue;  // --queue
+  std::map<std::string, reports::CaseHistory> budget_durations;  // --budget: this arch's and backend's history
   LoopOptions lo;
   try {
     if (ro.codegen.check) find_sdk_prefix(ro.codegen);  // the installed package the generated code needs
@@ -377,6 +421,12 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
     asked = cases;
     if (resumed) cases = unfinished_cases(cases, *opened, run.run_id, o.arch, ro.reruns, lo.first_attempt, console);
+    if (!ro.budget.empty()) {
+      if (queue) throw Error("--budget decides what this process starts: it takes no --queue");
+      budget_durations = budget_history(opened.get(), o.arch, ro.backend,
+                                        resumed_or_joined ? resumed_or_joined->started_at : "");
+      plan_budget(ro.budget, cases, budget_durations, lo, console);
+    }
     if (opened) {
       store = std::make_unique<reports::SpooledStore>(
           std::move(opened), [url = ro.db] { return reports::open_store(url); }, spool, ro.store_retry_seconds);
@@ -386,6 +436,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
           ro.json, ro.json_stdout_fd >= 0 ? ro.json_stdout_fd : STDOUT_FILENO);
     }
     lo.maxfail = ro.maxfail;
+    lo.failure_classes = &failure_classes;
     if (!ro.junitxml.empty()) check_output_folder(ro.junitxml, "--junitxml");
   } catch (const Error& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -419,7 +470,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     QueueSource source(*queue, run.run_id, cases, history, ro.queue_lease_seconds);
     result = run_jobs(source, *executor, lo, *progress, record);
   } else {
-    result = run_cases(cases, history, *executor, lo, *progress, record);
+    result = run_cases(cases, ro.budget.empty() ? history : budget_durations, *executor, lo, *progress, record);
   }
   executor.reset();  // stops the workers of a stopped run
   const double seconds = clock.now_seconds() - start;
@@ -436,19 +487,25 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
             << cases.size() - result.final_results.size() << " case(s) not run\n";
   }
   print_summary(console, result.final_results, seconds, ro.console, {result.reruns.size(), ro.durations});
+  try {
+    record_not_started(result, store.get(), run.run_id, o.arch, ro.budget, console);
+  } catch (const reports::StoreUnreachable& e) {
+    store_failure = e.what();
+  }
+  const bool cut = !result.not_started_for_budget.empty();
   int code = finish_run_in_store(store.get(), run, signal_number, store_failure, result, cases.size(), ro.db, console);
   if (!report_failure.empty()) {
     std::cerr << "error: " << report_failure << "\n";
     if (code == 0 || code == 1) code = 2;
   }
-  if (!resuming || (code != 0 && code != 1)) return code;
+  if (!resuming || (code != 0 && code != 1)) return code == 0 && cut ? kExitBudgetCut : code;
   // --resume: the outcome of the whole run on this arch and shard, from the store.
   try {
     const std::unique_ptr<reports::ResultStore> stored = reports::open_store(ro.db);
     const size_t unexpected = stored_unexpected(*stored, run.run_id, o.arch, asked);
     console << "run " << run.run_id << " on " << o.arch << ": " << asked.size() << " case(s), " << unexpected
             << " unexpected or without a result\n";
-    return unexpected > 0 ? 1 : 0;
+    return unexpected > 0 ? 1 : cut ? kExitBudgetCut : 0;
   } catch (const Error& e) {
     std::cerr << "meshtest: the whole run's outcome could not be read back: " << e.what() << "\n";
     return kExitStoreUnreachable;

@@ -1,6 +1,6 @@
 // The subcommands behind the CLI: each takes parsed options and returns the
 // process exit status (0 nothing unexpected, 1 something unexpected, 2 usage
-// or config error; `run` also: kExitStoreUnreachable, 128 + signal when interrupted).
+// or config error; `run` also: kExitStoreUnreachable, kExitBudgetCut, 128 + signal when interrupted).
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/registry.h"
+#include "reports/failure_classes.h"
 #include "runner/cli/collect_view.h"
 #include "runner/cli/report_commands.h"
 #include "runner/collection/collection.h"
@@ -29,6 +30,8 @@ struct RunOptions {
   bool force_run = false;
   bool strict_xfail = true;
   std::string save_tensors_dir;  // --save-tensors DIR; empty: off
+  bool save_tensors_always = false;  // --save-tensors-when always (default failed)
+  bool log_memory = false;           // --log-memory: peak host memory per phase of each case
   int perf_iterations = 0;       // --perf [N]: timed executions per case (0: only cases marked `perf`)
   std::string perf_batches;      // --batch 1,2,4,...: perf mode's batch sweep
   std::string op_golden_dir;     // --op-golden DIR; empty: off
@@ -63,6 +66,7 @@ struct RunOptions {
   bool failed_first = false;    // --ff: those first, then the rest
   int durations = -1;           // --durations N: the N slowest (0: all; -1: off)
   bool collect_only = false;    // --collect-only: list what would run, run nothing
+  std::string budget;           // --budget DURATION: start only what can still finish (runner/cli/run_budget.h)
   CollectView collect_view;     // how --collect-only lists (--tree, -q)
   ConsoleStyle console;         // colour and -q/-v; "--json -" moves the console to stderr
 };
@@ -70,11 +74,22 @@ struct RunOptions {
 // Exit status when the selection matches no case (as pytest's 5).
 inline constexpr int kExitNoTestsSelected = 5;
 
-int cmd_collect(const CommonOptions& common, const CollectView& view = {});
+// `collect --estimate [-j N]`: the selection's expected wall time instead of its list.
+struct EstimateOptions {
+  bool estimate = false;
+  size_t jobs = 0;  // 0: the number of cores
+  std::string db = kDefaultResultsStore;
+};
+
+int cmd_collect(const CommonOptions& common, const CollectView& view = {}, const EstimateOptions& estimate = {});
 // The fork server for isolated workers; start it before anything creates
 // threads (first thing after parsing the command line). Workers redo the
 // collection once, in the server, and run cases by id.
 std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& common, const RunOptions& run);
+// The failure classes of the test_config folder (its failure_reasons.yaml,
+// else the shipped one; reports/failure_classes.h) and their problems.
+reports::FailureClasses load_run_failure_classes(const CommonOptions& common,
+                                                 std::vector<config::Diagnostic>& diagnostics);
 // `server` is null for --isolation none.
 int cmd_run(const CommonOptions& common, const RunOptions& run, ForkServer* server);
 // `codegen ID --out DIR`: runs the one selected case in this process and

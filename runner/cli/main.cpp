@@ -11,6 +11,7 @@
 #include "backend/device_settings.h"
 #include "core/error.h"
 #include "core/mutation.h"
+#include "runner/cli/changed_command.h"
 #include "runner/cli/cli_habits.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/config_cli.h"
@@ -20,6 +21,8 @@
 #include "runner/cli/openmp_wait_policy.h"
 #include "runner/cli/ops_command.h"
 #include "runner/cli/report_commands.h"
+#include "runner/cli/triage_command.h"
+#include "runner/engine/budget.h"
 #include "runner/engine/process_stats.h"
 #include "runner/pipeline/backends.h"
 #include "runner/pipeline/batch_sweep.h"
@@ -171,6 +174,12 @@ void add_desk_options(CLI::App* run, RunOptions& o) {
   run->add_flag("--ff,--failed-first", o.failed_first, "Run those cases first, then the rest");
   run->add_option("--durations", o.durations, "Print the N slowest cases after the run (0: all)")
       ->check(meshtest::runner::whole_number_at_least(0));
+  run->add_option("--budget", o.budget,
+                  "Wall-time budget, e.g. 4h, 30m, 90s: cases start longest first (by their median time in the "
+                  "store on this arch and backend; one without history is assumed the median of the others) only "
+                  "while they can still finish within it; running cases are never stopped for it. Those not started "
+                  "are MISSING with the reason \"budget\" (exit 7 when all that ran was as expected)")
+      ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_duration(v); }));
   run->add_flag("--collect-only", o.collect_only, "List the cases this command would run (as `collect`), run nothing");
   run->add_flag("--tree", o.collect_view.tree, "--collect-only: group the cases by loader folder");
 }
@@ -186,7 +195,8 @@ int main(int argc, char** argv) {
       "Exit status: 0 all as expected; 1 unexpected results (for --resume: of the whole run on this arch and "
       "shard, cases without a result included); 2 usage, config or selection error (e.g. an unknown -m marker), or a report that could not be written; "
       "5 the selection matches no case; 6 the results store stayed unreachable past --store-retry-timeout "
-      "(resume with --resume RUN_ID); 130 interrupted by SIGINT, 143 by SIGTERM (reports written, run marked "
+      "(resume with --resume RUN_ID); 7 --budget left cases not started (MISSING, reason \"budget\"), all that ran "
+      "as expected; 130 interrupted by SIGINT, 143 by SIGTERM (reports written, run marked "
       "interrupted; resume with --resume).";
   app.footer(exit_status);
   app.require_subcommand(1);
@@ -203,13 +213,24 @@ int main(int argc, char** argv) {
       "collect", "List the selected test ids, each with its config status, markers and reason (-q: ids only)");
   add_selection_options(collect, collect_opts);
   collect->add_flag("--tree", collect_view.tree, "Group the cases by loader folder");
+  meshtest::runner::EstimateOptions estimate_opts;
+  collect->add_flag("--estimate", estimate_opts.estimate,
+                    "Print the selection's expected wall time on -j workers (from the store's history on --arch and "
+                    "--backend) and how many cases had no history (assumed the median of the others), not the list");
+  collect->add_option("-j,--jobs", estimate_opts.jobs, "--estimate: workers (default: the number of cores)")
+      ->check(meshtest::runner::whole_number_at_least(1));
+  collect->add_option("--db", estimate_opts.db, "--estimate: the results store whose history it reads")
+      ->capture_default_str();
   collect->add_option("--backend", collect_opts.backend, "Backend whose backend_overrides apply: simulated or pjrt")
       ->capture_default_str();
+  meshtest::runner::add_changed_option(collect, collect_opts);
 
   CommonOptions run_common;
   RunOptions run_opts;
+  std::string save_tensors_when = "failed";
   auto* run = app.add_subcommand("run", "Run the selected cases and report");
   add_selection_options(run, run_common);
+  meshtest::runner::add_changed_option(run, run_common);
   run->add_option("--junitxml", run_opts.junitxml, "Write a JUnit XML report to this file");
   run->add_option("--json", run_opts.json,
                   "Write JSON lines to this file: one result per line, as each finishes (\"-\": stdout, the console "
@@ -226,9 +247,19 @@ int main(int argc, char** argv) {
   run->add_option("--optimizer-step", run_opts.optimizer_step,
                   "Training cases also apply one SGD step (sgd:LR) on both sides and compare the updated weights")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_optimizer_step(v); }));
-  run->add_option("--save-tensors", run_opts.save_tensors_dir,
+  CLI::Option* save_tensors = run->add_option("--save-tensors", run_opts.save_tensors_dir,
                   "Write each failed case's inputs, golden and device outputs (training: and gradients) as "
                   "safetensors under DIR/<case folder>/ (see below)");
+  run->add_option("--save-tensors-when", save_tensors_when,
+                  "Which cases --save-tensors writes: failed (the default) or always (every case that ran, passed "
+                  "and xfailed ones too, e.g. to compare a passing model's outputs with another framework's)")
+      ->check(CLI::IsMember({"failed", "always"}))
+      ->needs(save_tensors)
+      ->capture_default_str()
+      ->each([&run_opts](const std::string& v) { run_opts.save_tensors_always = v == "always"; });
+  run->add_flag("--log-memory", run_opts.log_memory,
+                "Record each case's peak host memory (RSS) per phase: load, golden, compile, execute, compare "
+                "(record group peak_host_rss_by_phase; device memory: the backend's peak for execute)");
   run->add_flag("--perf{5}", run_opts.perf_iterations,
                 "Perf mode for every case (--perf=N: N timed executions, default 5, after one warm-up): records the "
                 "median host time (the device's own time on --backend pjrt), the modelled device time and samples/s. "
@@ -318,6 +349,8 @@ int main(int argc, char** argv) {
   add_backend_options(ops, ops_opts.backend, ops_opts.pjrt_plugin, ops_opts.pjrt_options);
   const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
+  const meshtest::runner::TriageCommand triage_command(app);    // triage
+  const meshtest::runner::ChangedCommand changed_command(app);  // changed --base REF
   // -q/-v/-vv and --color on the app and on every subcommand, wherever it is registered.
   meshtest::runner::ConsoleHabits habits;
   meshtest::runner::add_console_habits(app, habits);
@@ -353,7 +386,7 @@ int main(int argc, char** argv) {
   if (run->count("--optimization-level") > 0) run_opts.compile.optimization_level = optimization_level;
   for (int i = 0; i < argc; ++i) run_opts.argv += (i ? " " : "") + std::string(argv[i]);
   try {
-    if (*collect) return meshtest::runner::cmd_collect(collect_opts, collect_view);
+    if (*collect) return meshtest::runner::cmd_collect(collect_opts, collect_view, estimate_opts);
     if (*run) {
       // Before anything starts a thread pool: workers are forked from this pristine copy.
       std::unique_ptr<meshtest::runner::ForkServer> server;
@@ -370,6 +403,8 @@ int main(int argc, char** argv) {
     if (*merge) return meshtest::runner::cmd_merge(merge_output, merge_inputs, merge_run_id);
     if (auto status = report_commands.run()) return *status;
     if (auto status = config_commands.run()) return *status;
+    if (auto status = triage_command.run()) return *status;
+    if (auto status = changed_command.run(habits.verbosity)) return *status;
   } catch (const std::exception& e) {
     std::cerr << "meshtest: internal error: " << e.what() << "\n";
     return 1;

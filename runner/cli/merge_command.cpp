@@ -48,7 +48,10 @@ int cmd_merge(const std::string& output, const std::vector<std::string>& inputs,
     merged.finished_at.clear();
     merged.arch = reports::join_list({arches.begin(), arches.end()});
     out->begin_run(merged);
-    for (const reports::SelectedCase& c : selection) out->record_selection(merged.run_id, c.arch, c.shard, {c.test_id});
+    for (const reports::SelectedCase& c : selection) {
+      out->record_selection(merged.run_id, c.arch, c.shard, {c.test_id});
+      if (!c.not_run_reason.empty()) out->mark_not_run(merged.run_id, c.arch, {c.test_id}, c.not_run_reason);
+    }
     out->record_batch(merged.run_id, batch);
     if (!finished.empty()) out->finish_run(merged.run_id, finished);
     std::cout << "merged " << batch.size() << " result(s) from " << inputs.size() << " store(s) into run "

@@ -5,17 +5,22 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "core/error.h"
+#include "reports/case_table.h"
 #include "reports/dashboard.h"
 #include "reports/promote.h"
 #include "reports/result_rows.h"
 #include "reports/result_store.h"
 #include "reports/run_analysis.h"
 #include "runner/cli/cli_habits.h"
+#include "runner/cli/coverage_gaps.h"
 #include "runner/cli/runs_command.h"
+#include "runner/cli/triage_command.h"
 #include "runner/collection/matrix.h"
 
 #ifndef MESHTEST_DEFAULT_CONFIG_DIR
@@ -24,17 +29,16 @@
 
 namespace meshtest::runner {
 
+std::unique_ptr<reports::ResultStore> open_existing(const std::string& db) {
+  if (!reports::is_postgres_url(db) && !std::filesystem::exists(db)) {
+    throw Error("no results database at '" + db + "' (run `meshtest run` first, or pass --db)");
+  }
+  return reports::open_store(db);
+}
+
 namespace {
 
 using namespace meshtest::reports;
-
-// Read-only commands never create an SQLite file by accident.
-std::unique_ptr<ResultStore> open_existing(const std::string& db) {
-  if (!is_postgres_url(db) && !std::filesystem::exists(db)) {
-    throw Error("no results database at '" + db + "' (run `meshtest run` first, or pass --db)");
-  }
-  return open_store(db);
-}
 
 std::string pcc_text(double pcc) {
   char buf[32] = "-";
@@ -101,22 +105,82 @@ void print_changes(const std::string& title, const std::vector<CaseChange>& chan
   }
 }
 
+// report --unlisted / --stale / --placeholders: the config against discovery on one arch (default n150).
+int cmd_coverage_gaps(const ReportCommandOptions& o) {
+  CommonOptions common;
+  common.models_roots = o.models_roots;
+  common.config_dir = o.config_dir;
+  if (!o.arch.empty()) common.arch = o.arch;
+  std::ostringstream problems;  // config warnings repeat the stale entries: printed only when collection fails
+  const auto collected = collect_cases(common, &problems);
+  if (!collected) {
+    std::cerr << problems.str();
+    return 2;
+  }
+  print_coverage_gaps(std::cout, find_coverage_gaps(*collected, common.arch), {o.unlisted, o.stale, o.placeholders});
+  return 0;
+}
+
+// report --format csv|md: one row per case of one run (--run, else the newest), arch by arch.
+int cmd_case_table(const ReportCommandOptions& o) {
+  auto store = open_existing(o.db);
+  std::optional<RunInfo> info;
+  if (!o.run_id.empty()) {
+    info = store->find_run(o.run_id);
+    if (!info) throw Error("no run '" + o.run_id + "' in '" + o.db + "'");
+  } else {
+    const auto recent = store->recent_runs(1);
+    if (recent.empty()) throw Error("'" + o.db + "' has no runs");
+    info = recent.front();
+  }
+  const RunResults run = load_run(*store, *info);
+  std::vector<RunResults> scoped;  // kept alive: the rows point into them
+  for (const std::string& arch : o.arch.empty() ? arches_of(run) : std::vector<std::string>{o.arch}) {
+    scoped.push_back(for_arch(run, arch));
+  }
+  std::vector<const CaseResult*> rows;
+  for (const RunResults& r : scoped) {
+    for (const auto& [id, result] : final_results(r.results)) rows.push_back(result);
+    if (!r.missing.empty()) {
+      std::cerr << "note: run " << info->run_id << " on " << r.arch << ": " << r.missing.size()
+                << " selected case(s) MISSING (no result, no row)\n";
+    }
+  }
+  const TableFormat format = o.format == "csv" ? TableFormat::Csv : TableFormat::Markdown;
+  if (o.out.empty() || o.out == "-") {
+    write_case_table(std::cout, rows, format);
+    return 0;
+  }
+  std::ofstream file(o.out);
+  write_case_table(file, rows, format);
+  if (!file.flush()) throw Error("cannot write '" + o.out + "'");
+  std::cerr << rows.size() << " row(s) of run " << info->run_id << " written to " << o.out << "\n";
+  return 0;
+}
+
 int cmd_report(const ReportCommandOptions& o) {
+  if (o.unlisted || o.stale || o.placeholders) return cmd_coverage_gaps(o);
+  if (o.format != "html") return cmd_case_table(o);
   auto store = open_existing(o.db);
   std::vector<RunResults> every_arch;
   const auto runs = recent_runs_of_one_arch(*store, o.runs > 0 ? o.runs : 20, o.arch, &every_arch);
   for (const RunResults& r : runs) {
     if (!r.missing.empty()) {
+      const size_t not_run = not_run_reasons(r).size();
       std::cout << "run " << r.run.run_id << " on " << r.arch << ": " << r.missing.size()
-                << " selected case(s) MISSING (no result)\n";
+                << " selected case(s) MISSING (no result"
+                << (not_run > 0 ? "; " + std::to_string(not_run) + " not started by the run, e.g. for --budget" : "")
+                << ")\n";
     }
   }
   DashboardOptions options;
   options.title = o.title;
   options.diff.pcc_margin = o.pcc_margin;
   options.diff.time_factor = o.time_factor;
-  write_dashboard(o.out, runs, options, every_arch);
-  std::cout << "dashboard of " << runs.size() << " run(s) written to " << o.out << "\n";
+  options.classify = failure_classifier(failure_classes_for(o.config_dir));  // the triage section
+  const std::string out = o.out.empty() ? "meshtest-report.html" : o.out;
+  write_dashboard(out, runs, options, every_arch);
+  std::cout << "dashboard of " << runs.size() << " run(s) written to " << out << "\n";
   return 0;
 }
 
@@ -189,7 +253,10 @@ int cmd_diff(const ReportCommandOptions& o) {
     print_perf_changes("PERF: PERF-RUN EXECUTION TIME UP (" + perf_note + ")", d.perf_slower,
                        &CaseResult::perf_execute_seconds);
     if (!d.missing.empty()) std::cout << "MISSING (" << d.missing.size() << "): selected, no result\n";
-    for (const std::string& id : d.missing) std::cout << "  " << id << "\n";
+    for (const std::string& id : d.missing) {
+      const auto why = d.not_run_reasons.find(id);
+      std::cout << "  " << id << (why == d.not_run_reasons.end() ? "" : " (not run: " + why->second + ")") << "\n";
+    }
     std::cout << d.new_failures.size() << " new failure(s), " << d.fixed.size() << " fixed, " << d.pcc_drops.size()
               << " PCC drop(s), " << d.slower.size() << " slower, " << d.threshold_changes.size()
               << " threshold change(s), " << d.modelled_slower.size() + d.perf_slower.size()
@@ -249,9 +316,29 @@ ReportCommands::ReportCommands(CLI::App& app) {
                     "Read this arch's results only (default: diff compares arch by arch; the others use the "
                     "default arch, or the only one, and say so)");
   };
-  report_ = app.add_subcommand("report", "Write the HTML dashboard of the last runs");
+  report_ = app.add_subcommand(
+      "report",
+      "Write the HTML dashboard of the last runs; --format csv|md: one run as a table; --unlisted, --stale, "
+      "--placeholders: the test_config's coverage gaps (from discovery, no store)");
   db(report_);
-  report_->add_option("--out", o_.out, "HTML file to write")->capture_default_str();
+  report_->add_option("--out", o_.out, "File to write (default: meshtest-report.html; csv and md: stdout)");
+  report_->add_option("--format", o_.format,
+                      "html: the dashboard; csv or md: one row per case of one run (id, arch, backend, status, "
+                      "outcome, failure class and summary, pcc, duration, peak memory), every arch unless --arch")
+      ->check(CLI::IsMember({"html", "csv", "md"}))
+      ->capture_default_str();
+  report_->add_option("--run", o_.run_id, "--format csv|md: the run to write (default: the newest)");
+  report_->add_flag("--unlisted", o_.unlisted,
+                    "Coverage: discovered cases with no expected status on --arch (default n150): no entry, or one "
+                    "that sets no status for the arch");
+  report_->add_flag("--stale", o_.stale, "Coverage: test_config entries whose id no discovered case has");
+  report_->add_flag("--placeholders", o_.placeholders, "Coverage: the placeholders (planned models) by bring-up status");
+  report_->add_option("--models-root", o_.models_roots,
+                      "Coverage: folder to scan for model loaders (repeatable; default: $MESHTEST_MODELS_PATH, then "
+                      "the build's models)");
+  report_->add_option("--config-dir", o_.config_dir,
+                      "Coverage: folder of test_config YAML files (default: $MESHTEST_CONFIG_DIR, then the source "
+                      "test_config)");
   report_->add_option("--runs", o_.runs, "How many recent runs to show (default 20)")
       ->check(whole_number_at_least(1));
   report_->add_option("--title", o_.title, "Page title")->capture_default_str();

@@ -1,12 +1,14 @@
 // meshtest validate-config: loads every test_config file, runs the schema
 // checks and (unless --schema-only) the checks against discovery, and prints
-// every problem sorted by file and position.
+// every problem sorted by file and position, those of the failure classes
+// (failure_reasons.yaml, reports/failure_classes.h) included.
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <tuple>
 
 #include "config/test_config.h"
+#include "runner/cli/commands.h"
 #include "runner/cli/config_commands.h"
 #include "runner/collection/collection.h"
 #include "runner/collection/matrix.h"
@@ -22,6 +24,7 @@ int cmd_validate_config(const CommonOptions& o, const ValidateOptions& options, 
   }
   std::vector<config::Diagnostic> diagnostics;
   const config::TestConfig config = config::load_test_config(path, diagnostics);
+  load_run_failure_classes(o, diagnostics);  // failure_reasons.yaml: its problems are the config's
   if (!options.schema_only) {
     const discovery::Discovery discovery = discovery::discover(resolved_models_roots(o));
     const std::vector<TestCase> cases = build_matrix(discovery, config, {o.arch, o.backend});

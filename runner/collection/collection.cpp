@@ -57,6 +57,8 @@ std::string resolved_config_dir(const CommonOptions& o) {
   return MESHTEST_DEFAULT_CONFIG_DIR;
 }
 
+std::string shipped_config_dir() { return MESHTEST_DEFAULT_CONFIG_DIR; }
+
 std::optional<config::TestConfig> load_checked_config(const std::string& path, std::ostream* report) {
   std::vector<config::Diagnostic> diagnostics;
   config::TestConfig config = config::load_test_config(path, diagnostics);

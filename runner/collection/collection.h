@@ -27,6 +27,7 @@ struct CommonOptions {
   std::string config_dir;                 // empty: MESHTEST_CONFIG_DIR, then the source test_config
   std::string arch = kDefaultArch;
   std::string backend = std::string(config::kDefaultBackendName);  // --backend: whose backend_overrides apply
+  std::string changed_base;  // --changed REF (run, collect): only the cases changed since REF (runner/cli/changed_cases.h)
 };
 
 struct Collected {
@@ -40,6 +41,9 @@ struct Collected {
 std::vector<std::string> resolved_models_roots(const CommonOptions& options);
 // --config-dir, else $MESHTEST_CONFIG_DIR, else the source tree's test_config.
 std::string resolved_config_dir(const CommonOptions& options);
+// The source tree's test_config folder: meshtest's own failure_reasons.yaml
+// lives there, used when the config folder has none.
+std::string shipped_config_dir();
 
 // Loads `path` and prints every diagnostic to `report` (null: silent).
 // nullopt when there was an error: the caller exits 2.

@@ -143,7 +143,9 @@ void print_case_line(std::ostream& out, const CaseResult& r, const ConsoleStyle&
   if (r.outcome == Outcome::Failed || r.outcome == Outcome::Error || r.outcome == Outcome::Xfailed) {
     out << "         " << r.bringup_status << " in phase " << r.phase;
     if (r.failure_kind != reports::FailureKind::None) out << " (" << reports::failure_kind_name(r.failure_kind) << ")";
-    out << ": " << r.error_message << "\n";
+    out << ": " << r.error_message;
+    if (!r.failure_class.empty()) out << " [" << r.failure_class << "]";  // reports/failure_classes.h
+    out << "\n";
   }
   if (r.outcome == Outcome::Xpassed) {
     out << "         KNOWN_FAILURE_XFAIL in test_config, but it passed: " << kPromoteHint << "\n";

@@ -2,7 +2,9 @@
 #include "runner/engine/run_loop.h"
 
 #include <algorithm>
+#include <chrono>
 
+#include "runner/engine/budget.h"
 #include "runner/engine/console_report.h"
 #include "runner/engine/scheduler.h"
 
@@ -35,7 +37,14 @@ LoopResult run_cases(const std::vector<const TestCase*>& cases,
                     options.run_first.count(t->id) > 0});
   }
   Scheduler scheduler(std::move(jobs), options.memory_budget);
-  return run_jobs(scheduler, executor, options, progress, record);
+  if (options.budget_seconds <= 0) return run_jobs(scheduler, executor, options, progress, record);
+  const auto start = std::chrono::steady_clock::now();
+  BudgetedSource budgeted(scheduler, options.expected_seconds, options.budget_seconds, [start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  LoopResult out = run_jobs(budgeted, executor, options, progress, record);
+  out.not_started_for_budget = budgeted.not_started();
+  return out;
 }
 
 LoopResult run_jobs(JobSource& source, CaseExecutor& executor, const LoopOptions& options, Progress& progress,
@@ -63,6 +72,8 @@ LoopResult run_jobs(JobSource& source, CaseExecutor& executor, const LoopOptions
       ScheduledJob job = by_id.at(r.test_id);
       memory_in_use -= job.cost.bytes;
       if (r.attempt > 1 && r.outcome == Outcome::Passed) r.markers.push_back("flaky");
+      // Here, in the parent, once for every executor: crashes and timeouts get a class too.
+      if (options.failure_classes) reports::record_failure_class(*options.failure_classes, r);
       record(r);
       const bool retry = should_retry(r.outcome, r.attempt, options.reruns);
       progress.finished(r, !retry);

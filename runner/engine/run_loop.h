@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reports/case_result.h"
+#include "reports/failure_classes.h"
 #include "reports/result_store.h"
 #include "runner/engine/progress.h"
 #include "runner/engine/scheduler.h"
@@ -33,9 +34,18 @@ struct LoopOptions {
   // -x / --maxfail N: after N unexpected results no case starts any more;
   // the running ones finish. 0: no limit.
   size_t maxfail = 0;
+  // run --budget: a case starts only while it can still finish within this
+  // many seconds of the loop's start, by `expected_seconds` (test id ->
+  // seconds; runner/engine/budget.h); running cases are never stopped for
+  // it. 0: no budget.
+  double budget_seconds = 0;
+  std::map<std::string, double> expected_seconds;
   // Polled between steps: when it says true (a signal, a store given up on),
   // no case starts any more and the loop returns; running cases get no result.
   std::function<bool()> stop_requested;
+  // Every attempt's failure class is set from these before it is recorded
+  // (reports/failure_classes.h); null: results keep theirs.
+  const reports::FailureClasses* failure_classes = nullptr;
 };
 
 struct LoopResult {
@@ -44,6 +54,7 @@ struct LoopResult {
   bool stopped = false;                            // stop_requested ended the loop early
   bool max_failures_reached = false;               // --maxfail ended the loop early
   std::vector<reports::CaseResult> reruns;         // attempts that failed and were run again (--reruns)
+  std::vector<std::string> not_started_for_budget;  // --budget: cases it did not start (no result)
 };
 
 // The limits of one case: YAML `timeout` over --timeout; marker `notimeout` disables the deadline.

@@ -21,6 +21,7 @@
 #include "runner/pipeline/op_golden.h"
 #include "runner/pipeline/parallel_setup.h"
 #include "runner/pipeline/perf_phase.h"
+#include "runner/pipeline/phase_memory.h"
 #include "runner/pipeline/run_mode_steps.h"
 #include "runner/pipeline/saved_tensors.h"
 #include "runner/pipeline/test_fault_hook.h"
@@ -112,16 +113,16 @@ void record_numeric_settings(const TestCase& c, const CasePlan& plan, CaseResult
   r.sequence_length = load.seq_len.value_or(0);
 }
 
-// --save-tensors: the failed case's inputs and whatever the run mode has
-// (saved_tensors.h); a write error is added to the failure's message.
-void save_failure(const RunModeSteps& steps, const LoadedCase& loaded, const std::vector<Tensor>& device,
+// --save-tensors: the case's inputs and whatever the run mode has
+// (saved_tensors.h); a write error is added to the record's message.
+void save_tensors(const RunModeSteps& steps, const LoadedCase& loaded, const std::vector<Tensor>& device,
                   const std::string& dir, CaseResult& r) {
   SavedTensors files = steps.tensors_to_save(loaded, device);
   files["inputs"] = loaded.inputs;
   try {
     r.saved_tensors = save_case_tensors(dir, r.test_id, files);
   } catch (const std::exception& e) {
-    r.error_message += std::string("; --save-tensors failed: ") + e.what();
+    r.error_message += std::string(r.error_message.empty() ? "" : "; ") + "--save-tensors failed: " + e.what();
   }
 }
 
@@ -219,10 +220,12 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
   CaseResult r = describe_planned(c, options, plan);
   r.started_at = reports::utc_now_iso8601();
   const auto wall_start = std::chrono::steady_clock::now();
+  PhaseMemoryLog memory(options.log_memory);
   auto finish = [&](CaseResult& res) {
     res.finished_at = reports::utc_now_iso8601();
     res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     res.peak_host_rss_bytes = peak_rss_bytes();
+    memory.finish(res);
     return res;
   };
 
@@ -263,6 +266,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
   Phase phase = Phase::LoadModel;
   auto enter = [&](Phase next) {
     phase = next;
+    memory.enter(next);
     if (observer) observer(next);
     fail_phase_if_injected(c.id, phase_name(next));
   };
@@ -400,8 +404,9 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     r.error_message = e.what();
     r.outcome = judge(false, c.expectation, options.strict_xfail);
   }
-  if (r.outcome == Outcome::Failed && !options.save_tensors_dir.empty()) {
-    save_failure(*steps, loaded, checked_device, options.save_tensors_dir, r);
+  // --save-tensors: a failed case's; with --save-tensors-when always, every case that got this far.
+  if (!options.save_tensors_dir.empty() && (r.outcome == Outcome::Failed || options.save_tensors_always)) {
+    save_tensors(*steps, loaded, checked_device, options.save_tensors_dir, r);
   }
   return finish(r);
 }

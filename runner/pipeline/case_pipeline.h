@@ -42,6 +42,8 @@ struct PipelineOptions {
   std::string op_golden_dir;   // --op-golden DIR: per-op report DIR/<case>/op_golden.jsonl; empty: off
   bool op_golden_check = false;  // --op-golden-check: every case fails past its per-op thresholds (else YAML op_golden)
   std::string save_tensors_dir;             // --save-tensors DIR: a failed case's tensors (saved_tensors.h); empty: off
+  bool save_tensors_always = false;         // --save-tensors-when always: every case that ran, passed ones too
+  bool log_memory = false;                  // --log-memory: peak host memory per phase (phase_memory.h)
   // Perf mode (README "Perf mode"): timed executions after one warm-up, for
   // every case (--perf N) or only those marked `perf` (0: kDefaultPerfIterations).
   int perf_iterations = 0;

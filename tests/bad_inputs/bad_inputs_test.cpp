@@ -6,12 +6,14 @@
 // column and its output (the fresh folder written as <dir>) contains every
 // `quoted` message of the last column. The fixture roots are written
 // <models> and <fixtures>. A row without a script, or a script
-// without a row, fails too.
+// without a row, fails too. Every failure a row's script records in a results
+// store must have a failure class (test_config/failure_reasons.yaml).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -87,6 +89,22 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+// "DB TEST_ID OUTCOME CLASS" for every failed, errored or xfailed result in
+// the results stores (*.db) a case's script left in `dir`.
+std::vector<std::string> failure_class_lines(const fs::path& dir) {
+  std::string dbs;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".db") dbs += " '" + e.path().string() + "'";
+  }
+  if (dbs.empty()) return {};
+  const meshtest::testing::CommandResult r =
+      meshtest::testing::run_command("python3 " MESHTEST_SOURCE_DIR "/tests/bad_inputs/failure_classes.py" + dbs);
+  std::vector<std::string> lines;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 class BadInput : public ::testing::TestWithParam<Row> {};
 
 TEST_P(BadInput, GivesTheCataloguedExitAndMessage) {
@@ -107,6 +125,11 @@ TEST_P(BadInput, GivesTheCataloguedExitAndMessage) {
   EXPECT_EQ(r.status, row.exit_status) << row.id << " output:\n" << output;
   for (const std::string& message : row.messages) {
     EXPECT_NE(output.find(message), std::string::npos) << row.id << ": missing `" << message << "` in:\n" << output;
+  }
+  // Every failure the bad input recorded has a shipped class (test_config/failure_reasons.yaml).
+  for (const std::string& line : failure_class_lines(dir)) {
+    const bool classified = !line.ends_with(" <none>") && !line.ends_with(" UNCLASSIFIED");
+    EXPECT_TRUE(classified) << row.id << ": a recorded failure without a class: " << line;
   }
   fs::remove_all(dir);
 }

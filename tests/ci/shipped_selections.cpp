@@ -14,7 +14,9 @@ namespace {
 
 // Options of `meshtest run` that say where results go, which part of the
 // selection runs or how long to wait on the store: they take a value.
-constexpr std::array<std::string_view, 13> kDroppedOptions = {"--db",
+// --changed REF depends on the git state of the checkout (the PR's base), not
+// on the selection the test can run: dropped, so the rest still runs.
+constexpr std::array<std::string_view, 14> kDroppedOptions = {"--db",
                                                               "--junitxml",
                                                               "--json",
                                                               "--run-id",
@@ -26,7 +28,8 @@ constexpr std::array<std::string_view, 13> kDroppedOptions = {"--db",
                                                               "--save-tensors",
                                                               "--serialize",
                                                               "--durations",
-                                                              "--store-retry-timeout"};
+                                                              "--store-retry-timeout",
+                                                              "--changed"};
 // ... and flags that read the previous run from the store.
 constexpr std::array<std::string_view, 4> kDroppedFlags = {"--lf", "--last-failed", "--ff", "--failed-first"};
 

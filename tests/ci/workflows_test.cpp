@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -93,7 +94,12 @@ TEST(Workflows, EveryMeshtestInvocationParses) {
 TEST(Workflows, EachScheduleHasItsSteps) {
   const auto files = workflows();
   const auto pr = meshtest_invocations(files.at("pr.yml"), scripts_run());
-  EXPECT_EQ(subcommands(pr), (std::set<std::string>{"validate-config", "run"}));
+  EXPECT_EQ(subcommands(pr), (std::set<std::string>{"validate-config", "run", "changed"}));
+  // The PR gate runs the cases whose expectations or loaders the PR changed.
+  EXPECT_TRUE(std::any_of(pr.begin(), pr.end(), [](const MeshtestInvocation& call) {
+    return call.args.size() > 1 && call.args[0] == "run" &&
+           std::find(call.args.begin(), call.args.end(), "--changed") != call.args.end();
+  }));
   const auto nightly = meshtest_invocations(files.at("nightly.yml"), scripts_run());
   EXPECT_TRUE(subcommands(nightly).count("merge"));
   // The merge job builds meshtest before merging.

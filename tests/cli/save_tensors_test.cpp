@@ -1,7 +1,8 @@
 // Debugging a failure, through the `meshtest` binary: `run --save-tensors DIR`
 // writes a failed case's inputs, golden and device tensors (training: and
 // gradients, updated weights) as safetensors under DIR/<test id>/ under both
-// isolation modes, a passing case writes nothing; $MESHTEST_INPUTS_DIR
+// isolation modes, a passing case writes nothing (with --save-tensors-when
+// always, it writes them too); $MESHTEST_INPUTS_DIR
 // replaces a loader's inputs by name (the golden follows) and a file that
 // does not fit fails the case naming the input, the file and both shapes.
 #include <gtest/gtest.h>
@@ -81,6 +82,27 @@ TEST_F(SaveTensors, PassingCaseWritesNothing) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("tensors saved"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "saved" / kMlpFolder));
+}
+
+// --save-tensors-when always: a passing case's tensors too (to compare with another framework's outputs).
+TEST_F(SaveTensors, WhenAlwaysAPassingCaseWritesInputsGoldenAndDevice) {
+  const CommandResult r = run(kMlp + save_option() + " --save-tensors-when always");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(saved(kMlpFolder, "inputs").size(), 1u);
+  const TensorFile golden = saved(kMlpFolder, "golden");
+  const TensorFile device = saved(kMlpFolder, "device");
+  ASSERT_FALSE(golden.empty());
+  ASSERT_EQ(golden.size(), device.size());
+  for (const auto& [name, g] : golden) {
+    ASSERT_TRUE(device.count(name)) << name;
+    EXPECT_EQ(device.at(name).shape(), g.shape()) << name;
+  }
+}
+
+TEST_F(SaveTensors, WhenWithoutAFolderIsAUsageError) {
+  const CommandResult r = run(kMlp + " --save-tensors-when always");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--save-tensors"), std::string::npos) << r.output;
 }
 
 TEST_F(SaveTensors, FailedTrainingCaseWritesGradientsAndUpdatedWeightsByParameterName) {

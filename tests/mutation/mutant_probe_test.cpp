@@ -5,7 +5,8 @@
 // the mutant off and once on. The outputs must differ, keep their shapes and
 // dtypes, and stay finite. The test walks the catalogue, so a mutant without
 // a probe fails it: a mutation score cannot be inflated by mutants that do
-// nothing or crash.
+// nothing or crash. The comparison failure each mutant causes has a shipped
+// failure class (test_config/failure_reasons.yaml).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,12 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "comparators/metrics.h"
+#include "comparators/training_comparison.h"
 #include "compiler/autodiff.h"
 #include "compiler/compile.h"
 #include "compiler/compile_cache.h"
 #include "core/graph_builder.h"
 #include "core/mutation.h"
 #include "core/rng.h"
+#include "reports/failure_classes.h"
 #include "runtime/device/simulated_chip.h"
 #include "runtime/mesh/collectives.h"
 
@@ -223,6 +227,63 @@ TEST(MutantProbe, EveryCataloguedMutantChangesItsProbeAndKeepsShapes) {
     }
     EXPECT_GT(difference, 0.0) << "mutant '" << mutant.name << "' does not change its probe's outputs";
   }
+}
+
+// The comparison failure a mutant's probe gives when its unmutated outputs are
+// the golden: the message a case of the matrix records (compare phase), or
+// "" when the default checks pass it. Training probes (VJP rules) return the
+// forward output, then the weights' gradients.
+std::string comparison_failure(const MutantInfo& mutant, const Outputs& golden, const Outputs& device) {
+  const comparators::ComparisonConfig config;
+  if (mutant.site == MutantSite::VjpRule) {
+    auto side = [](const Outputs& outputs) {
+      comparators::TrainingTensors t{outputs.front(), {}, {}, {}};
+      for (size_t i = 1; i < outputs.size(); ++i) {
+        t.with_gradient.push_back("w" + std::to_string(i));
+        t.gradients.push_back(outputs[i]);
+      }
+      return t;
+    };
+    return comparators::compare_training("y", side(golden), side(device), config).message;
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < golden.size(); ++i) names.push_back("out" + std::to_string(i));
+  return comparators::compare_outputs(names, device, golden, config).message;
+}
+
+// Every failure a catalogued mutant causes has a shipped failure class
+// (test_config/failure_reasons.yaml), never UNCLASSIFIED.
+TEST(MutantProbe, EveryMutantsComparisonFailureHasAFailureClass) {
+  std::vector<config::Diagnostic> problems;
+  const reports::FailureClasses classes =
+      reports::load_failure_classes(MESHTEST_SOURCE_DIR "/test_config/failure_reasons.yaml", problems);
+  ASSERT_TRUE(problems.empty()) << problems.front().to_string();
+  const std::map<std::string_view, Probe> all = probes();
+  size_t failing = 0;
+  for (const MutantInfo& mutant : mutant_catalogue()) {
+    SCOPED_TRACE(std::string(mutant.name));
+    const auto probe = all.find(mutant.name);
+    ASSERT_NE(probe, all.end());
+    const Outputs golden = probe->second();
+    Outputs device;
+    {
+      const ScopedMutant on(mutant.id);
+      device = probe->second();
+    }
+    reports::CaseResult r;
+    r.test_id = std::string(mutant.name);
+    r.outcome = reports::Outcome::Failed;
+    r.phase = "compare";
+    r.error_message = comparison_failure(mutant, golden, device);
+    if (r.error_message.empty()) continue;  // not caught by the default checks: no failure to classify
+    ++failing;
+    const reports::Classification c = reports::classify(classes, r);
+    EXPECT_NE(c.name, reports::kUnclassified) << r.error_message;
+    EXPECT_EQ(c.component, "comparison") << c.name << ": " << r.error_message;
+    // Without classes the same failure is UNCLASSIFIED: the check above can fail.
+    EXPECT_EQ(reports::classify(reports::FailureClasses{}, r).name, reports::kUnclassified);
+  }
+  EXPECT_GE(failing, mutant_catalogue().size() / 2) << "most mutants should fail their probe's comparison";
 }
 
 TEST(MutantProbe, EveryProbeNamesACataloguedMutant) {

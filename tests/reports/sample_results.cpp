@@ -34,6 +34,9 @@ CaseResult full_result(const std::string& id) {
   r.phase = "compare";
   r.failure_kind = FailureKind::Exception;
   r.error_message = "output 'logits': PCC 0.71 < required 0.99\nsecond line";
+  r.failure_class = "PCC_BELOW_THRESHOLD";
+  r.failure_component = "comparison";
+  r.failure_summary = "logits";
   r.saved_tensors = "saved/bert_masked_lm_native-bert_tiny-single_device-inference";
   r.modelled_device_seconds = 0.0021;
   r.modelled_top_ops = "linear 61% matrix, softmax 12% vector";
@@ -69,6 +72,7 @@ CaseResult full_result(const std::string& id) {
   r.seconds = {0.1, 0.2, 0.3, 0.4, 0.5};
   r.wall_seconds = 1.5;
   r.peak_host_rss_bytes = 123456789;
+  r.peak_host_rss_by_phase = {11000000, 22000000, 33000000, 123456789, 44000000};
   r.peak_device_dram_bytes = 987654321;
   r.peak_device_l1_bytes = 1048576;
   r.device_ops = 42;

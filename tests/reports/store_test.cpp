@@ -278,6 +278,35 @@ TEST_P(StoreTest, ViewsSummariseRunsForDashboards) {
   EXPECT_EQ(db->query("SELECT test_id FROM final_results", {}).size(), 4u);
 }
 
+// run --budget: a selected case the run chose not to start stays missing,
+// with its reason, in run_selection and the missing_cases view; the history
+// it plans with is one arch's and backend's (a result without a backend counts for any).
+TEST_P(StoreTest, CasesNotStartedForTheBudgetAreMissingWithTheReason) {
+  store_->begin_run(run_info("cut", "2026-11-22T01:00:00.000Z"));
+  store_->record_selection("cut", "n150", "", {"a/x", "b/y", "c/z"});
+  store_->record("cut", quick_result("a/x", Outcome::Passed, 0.999, 4.0));
+  store_->mark_not_run("cut", "n150", {"b/y", "c/z"}, "budget");
+  for (const SelectedCase& c : store_->run_selection("cut")) {
+    EXPECT_EQ(c.not_run_reason, c.test_id == "a/x" ? "" : "budget") << c.test_id;
+  }
+  const std::unique_ptr<SqlDatabase> db = testing::open_database(fresh_.url);
+  const auto missing = db->query("SELECT test_id, not_run_reason FROM missing_cases ORDER BY test_id", {});
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].text(0) + ":" + missing[0].text(1), "b/y:budget");
+  EXPECT_EQ(missing[1].text(0) + ":" + missing[1].text(1), "c/z:budget");
+
+  CaseResult on_p150 = quick_result("b/y", Outcome::Passed, 0.999, 9.0);
+  on_p150.arch = "p150";
+  CaseResult on_plugin = quick_result("c/z", Outcome::Passed, 0.999, 7.0);
+  on_plugin.backend = "pjrt";
+  store_->record_batch("cut", {on_p150, on_plugin});
+  const auto simulated_n150 = store_->case_history(5, "", {"n150", "simulated"});
+  EXPECT_EQ(simulated_n150.count("a/x"), 1u) << "a result without a backend counts for every backend";
+  EXPECT_EQ(simulated_n150.count("b/y"), 0u) << "p150's";
+  EXPECT_EQ(simulated_n150.count("c/z"), 0u) << "pjrt's";
+  EXPECT_EQ(store_->case_history(5, "", {"n150", "pjrt"}).count("c/z"), 1u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param; });
 
