@@ -114,7 +114,7 @@ struct CompileRequest {
   StageDump dump;  // not called on a cache hit
   // The first execution records its dispatch sequence, later ones replay it.
   bool enable_trace = false;
-  // Streamed weights (README "Models larger than the host"): every execution
+  // Streamed weights (docs/explanation/streamed-weights.md): every execution
   // materializes a weight on the chips when an op first reads it and frees it
   // after its last read, so the host never holds the whole model; the device
   // memory plan and accounting still count every weight resident.

@@ -33,8 +33,8 @@ inline constexpr double kDefaultRequiredPcc = 0.99;
 // its YAML says (scale_tolerance; assert_scale: false turns the check off).
 // bf16 rounding moves an output's norm by up to 0.82% (mobilenet_v2_tiny:
 // per-channel batch-norm scales rounded to bf16 compound over 17 blocks;
-// CNNs 0.2-0.8%, transformers under 0.03%; `-m expected_passing`, README
-// "Checks"), so 2% keeps a 2.4x margin and still fails a kernel scaled by 5%;
+// CNNs 0.2-0.8%, transformers under 0.03%; `-m expected_passing`,
+// docs/explanation/checks.md), so 2% keeps a 2.4x margin and still fails a kernel scaled by 5%;
 // a family with a lower floor may set a tighter scale_tolerance in its YAML.
 inline constexpr double kDefaultScaleTolerance = 0.02;
 

@@ -32,7 +32,7 @@ struct ModelInfo {
   std::string framework = "native";
 };
 
-// A causal LM's phase (the LLM matrix, README "Selecting tests"):
+// A causal LM's phase (the LLM matrix, docs/how-to/select-tests.md):
 //  Full     the loader's ordinary forward pass over seq_len tokens.
 //  Prefill  the same forward pass that also outputs its KV cache: per layer
 //           "present.<l>.key" / "present.<l>.value" [B, kv_heads, S, head_dim].

@@ -1,4 +1,4 @@
-// `--pjrt-option NAME=VALUE` (and MESHTEST_PJRT_OPTIONS) as PJRT named
+// `--pjrt-option NAME=VALUE` as PJRT named
 // values, the typed key/values PJRT_Client_Create takes. The value's form
 // gives its type: true/false -> bool, an integer -> int64, integers joined by
 // ',' -> int64 list, a decimal number -> float, anything else -> string;

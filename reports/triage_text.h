@@ -1,6 +1,6 @@
 // A triage (reports/triage.h) written out: a console table, Markdown ready to
 // paste into an issue or a chat, and JSON with stable keys
-// (docs: README.md "meshtest triage").
+// (docs: docs/how-to/dashboard.md, `triage`).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # StableHLO figures: parse and parse+import time of the largest StableHLO
-# test-data file meshtest imports (../shared/stablehlo-testdata, when
+# test-data file meshtest imports ($MESHTEST_STABLEHLO_TESTDATA, default ../shared/stablehlo-testdata, when
 # present; complex types are refused) and of bert_base as `meshtest export`
 # writes it, then the wall time of the conformance test
 # (every static test-data file through reader, importer and CPU reference,
@@ -14,7 +14,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$BUILD_DIR/meshtest" export bert/masked_lm/native-bert_base-single_device-inference --format stablehlo --out "$out" >/dev/null
 files=$(ls "$out"/*.mlir)
-testdata=../shared/stablehlo-testdata
+testdata=${MESHTEST_STABLEHLO_TESTDATA:-../shared/stablehlo-testdata}
 if [ -d "$testdata" ]; then
   largest=$(ls -S "$testdata"/*.mlir | while read -r f; do grep -q complex "$f" || { echo "$f"; break; }; done)
   files="$largest $files"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The real-size models with streamed weights (README "Models larger than the
-# host"), one case at a time: wall time and peak RSS from /usr/bin/time -v,
+# The real-size models with streamed weights (docs/explanation/
+# streamed-weights.md; figures in docs/benchmarks.md), one case at a time: wall time and peak RSS from /usr/bin/time -v,
 # phases and PCC from the results store. Not run by bench/run_benchmarks.sh:
 # it takes about an hour on a 2-core machine. Nothing is asserted.
 # Usage: bench/streaming/real_size.sh [BUILD_DIR] [CASE...]

@@ -1,4 +1,4 @@
-// The known-extra table (README "Add a model": the rule, its matches, why).
+// The known-extra table (docs/explanation/device-numerics.md: the rule, its matches, why).
 #include "models/common/known_extra_tensors.h"
 
 namespace meshtest::models {

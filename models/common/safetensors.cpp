@@ -27,7 +27,7 @@ void load_weights(Graph& graph, const std::string& path) {
   for (const auto& [name, t] : tensors) {
     if (!is_known_extra_tensor(name)) {
       throw Error(path + ": tensor '" + name +
-                  "' is not a weight of the model (nor a known extra tensor: README \"Add a model\")");
+                  "' is not a weight of the model (nor a known extra tensor: docs/explanation/device-numerics.md)");
     }
     ignored += (ignored.empty() ? "" : ", ") + name;
   }

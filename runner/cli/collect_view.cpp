@@ -14,7 +14,7 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-// The id's own line: loader errors and placeholders are said there, even with -q.
+// The id's own line: loader errors and placeholders are said there (with -q on stderr).
 std::string id_notes(const TestCase& t) {
   if (!t.loader_error.empty()) return "  [loader error: " + t.loader_error + "]";
   if (t.placeholder) return "  [placeholder: " + std::string(config::bringup_name(*t.expectation.bringup_status)) + "]";
@@ -30,10 +30,15 @@ std::string details(const TestCase& t) {
   return out;
 }
 
-void print_flat(std::ostream& out, const std::vector<const TestCase*>& selected, const CollectView& view) {
+// -q: stdout holds the ids alone (for `meshtest run $(meshtest collect -q ...)`); a note goes to `notes`.
+void print_flat(std::ostream& out, std::ostream& notes, const std::vector<const TestCase*>& selected,
+                const CollectView& view) {
+  const bool quiet = view.verbosity < 0;
   for (const TestCase* t : selected) {
-    out << t->id << id_notes(*t) << "\n";
-    if (view.verbosity >= 0 && t->loader_error.empty()) out << "    " << details(*t) << "\n";
+    const std::string note = id_notes(*t);
+    out << t->id << (quiet ? "" : note) << "\n";
+    if (quiet && !note.empty()) notes << t->id << note << "\n";
+    if (!quiet && t->loader_error.empty()) out << "    " << details(*t) << "\n";
   }
 }
 
@@ -53,11 +58,13 @@ void print_tree(std::ostream& out, const std::vector<const TestCase*>& selected,
 
 }  // namespace
 
-void print_collection(std::ostream& out, const std::vector<const TestCase*>& selected, size_t collected,
-                      size_t deselected, const CollectView& view) {
+void print_collection(std::ostream& out, std::ostream& summary, const std::vector<const TestCase*>& selected,
+                      size_t collected, size_t deselected, const CollectView& view) {
   if (view.tree) print_tree(out, selected, view);
-  else print_flat(out, selected, view);
-  out << selected.size() << "/" << collected << " tests collected (" << deselected << " deselected)\n";
+  else print_flat(out, summary, selected, view);
+  out.flush();  // the ids before a summary on stderr, where both reach one terminal or file
+  (view.verbosity < 0 ? summary : out) << selected.size() << "/" << collected << " tests collected (" << deselected
+                                       << " deselected)\n";
 }
 
 }  // namespace meshtest::runner

@@ -113,7 +113,7 @@ int cmd_collect(const CommonOptions& o, const CollectView& view, const EstimateO
   if (nothing_changed(*c, o)) return 0;
   if (selection_is_empty(*c, o)) return kExitNoTestsSelected;
   if (estimate.estimate) return print_selection_estimate(*c, o, estimate);
-  print_collection(std::cout, c->selection.selected, c->cases.size(), c->selection.deselected, view);
+  print_collection(std::cout, std::cerr, c->selection.selected, c->cases.size(), c->selection.deselected, view);
   return 0;
 }
 
@@ -411,7 +411,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     if (opened) history = opened->case_history(5, resumed_or_joined ? resumed_or_joined->started_at : "");
     if (ro.collect_only) {  // what would run, recording nothing
       if (!ro.shard.empty()) cases = select_shard(cases, parse_shard(ro.shard), history);
-      print_collection(std::cout, cases, c->cases.size(), c->cases.size() - cases.size(), ro.collect_view);
+      print_collection(std::cout, std::cerr, cases, c->cases.size(), c->cases.size() - cases.size(), ro.collect_view);
       return 0;
     }
     if (opened) {

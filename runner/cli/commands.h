@@ -54,13 +54,13 @@ struct RunOptions {
   std::string resume_run_id;      // empty: the last unfinished run
   std::string shard;              // "I/N"
   std::string run_id;             // --run-id; empty: a new id
-  // A store that goes away (README "A store that goes away").
+  // A store that goes away (docs/how-to/nightly-and-shards.md).
   double store_retry_seconds = 300;  // --store-retry-timeout
   std::string spool;                 // --spool; empty: meshtest-spool-RUN_ID.jsonl here
-  // Scale-out (README "A shared queue").
+  // Scale-out (docs/how-to/nightly-and-shards.md).
   std::string queue;                 // --queue postgresql://...; empty: this process's own list
   double queue_lease_seconds = 60;   // --queue-lease
-  // Habits at the desk (README "Habits from pytest").
+  // Habits at the desk (docs/how-to/select-tests.md).
   size_t maxfail = 0;           // -x (1) / --maxfail N; 0: no limit
   bool last_failed = false;     // --lf: only the cases that failed last time (from the store)
   bool failed_first = false;    // --ff: those first, then the rest

@@ -15,6 +15,7 @@
 #include "runner/cli/cli_habits.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/config_cli.h"
+#include "runner/cli/help_text.h"
 #include "runner/cli/json_stdout.h"
 #include "runner/cli/merge_command.h"
 #include "runner/cli/mutate_command.h"
@@ -188,8 +189,11 @@ void add_desk_options(CLI::App* run, RunOptions& o) {
 
 int main(int argc, char** argv) {
   meshtest::runner::ensure_passive_openmp(argv);
+  // Named, not argv[0]: the usage lines read "meshtest run ..." wherever the binary is (docs/reference/cli.md).
   CLI::App app{"meshtest: runs model test matrices on simulated accelerator meshes and checks them against a CPU "
-               "reference."};
+               "reference.",
+               "meshtest"};
+  app.formatter(std::make_shared<meshtest::runner::HelpFormatter>());  // before the subcommands: they copy it
   // One statement of the exit codes, shown by `meshtest --help` and `meshtest run --help`.
   const char* const exit_status =
       "Exit status: 0 all as expected; 1 unexpected results (for --resume: of the whole run on this arch and "
@@ -261,9 +265,9 @@ int main(int argc, char** argv) {
                 "Record each case's peak host memory (RSS) per phase: load, golden, compile, execute, compare "
                 "(record group peak_host_rss_by_phase; device memory: the backend's peak for execute)");
   run->add_flag("--perf{5}", run_opts.perf_iterations,
-                "Perf mode for every case (--perf=N: N timed executions, default 5, after one warm-up): records the "
-                "median host time (the device's own time on --backend pjrt), the modelled device time and samples/s. "
-                "Cases marked `perf` always run so")
+                "Perf mode for every case (--perf=N: N timed executions, 1 to 1000, default 5, after one warm-up): "
+                "records the median host time (the device's own time on --backend pjrt), the modelled device time "
+                "and samples/s. Cases marked `perf` always run so")
       ->check(CLI::Range(1, 1000));
   run->add_option("--batch", run_opts.perf_batches,
                   "Perf mode's batch sweep for inference cases: 1,2,4,... — each batch's latency and samples/s "
@@ -351,6 +355,8 @@ int main(int argc, char** argv) {
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
   const meshtest::runner::TriageCommand triage_command(app);    // triage
   const meshtest::runner::ChangedCommand changed_command(app);  // changed --base REF
+  meshtest::runner::add_usage_notes(app);  // every subcommand's positional arguments and an example
+  meshtest::runner::add_help_all_flags(app);
   // -q/-v/-vv and --color on the app and on every subcommand, wherever it is registered.
   meshtest::runner::ConsoleHabits habits;
   meshtest::runner::add_console_habits(app, habits);
@@ -380,6 +386,9 @@ int main(int argc, char** argv) {
   if (habits.verbosity >= 2) spdlog::set_level(spdlog::level::debug);
   run_opts.console = habits.style(meshtest::runner::is_terminal(run_opts.json == "-" ? 2 : 1));
   collect_view.verbosity = run_opts.collect_view.verbosity = habits.verbosity;
+  for (CommonOptions* o : {&collect_opts, &run_common, &codegen_common, &export_common, &ops_common}) {
+    o->each_stale_id = habits.verbosity >= 1;
+  }
   spdlog::set_pattern("[%l] %v");
 
   // CLI first, then YAML: only an explicit --optimization-level overrides the YAML field.

@@ -69,22 +69,44 @@ std::optional<config::TestConfig> load_checked_config(const std::string& path, s
   return std::nullopt;
 }
 
-std::vector<config::Diagnostic> check_config_against_matrix(const config::TestConfig& config,
-                                                            const discovery::Discovery& discovery,
-                                                            const std::vector<TestCase>& cases,
-                                                            config::Severity severity) {
+namespace {
+
+// The ids a test_config entry can name: every case but placeholders and loaders that failed.
+std::vector<std::string> known_case_ids(const std::vector<TestCase>& cases) {
   std::vector<std::string> ids;
   ids.reserve(cases.size());
   for (const TestCase& c : cases) {
     if (!c.placeholder && c.loader_error.empty()) ids.push_back(c.id);
   }
+  return ids;
+}
+
+std::vector<config::KnownModel> known_models(const discovery::Discovery& discovery) {
   std::vector<config::KnownModel> models;
   for (const discovery::DiscoveredLoader& l : discovery.loaders) {
     for (const sdk::ModelInfo& info : l.variants) models.push_back({l.dir, info.model, info.variant});
   }
+  return models;
+}
+
+// Stale ids as one line unless `each`: a --models-root that names one folder
+// leaves every entry for the others stale (hundreds of lines otherwise).
+void print_stale_ids(std::ostream* report, const std::vector<config::Diagnostic>& stale, bool each) {
+  if (!report || stale.empty()) return;
+  if (each || stale.size() == 1) return print(report, stale);
+  *report << "warning: " << stale.size() << " test_config entries match no discovered case (the first at "
+          << stale.front().where.to_string() << "); -v or `meshtest validate-config` lists each\n";
+}
+
+}  // namespace
+
+std::vector<config::Diagnostic> check_config_against_matrix(const config::TestConfig& config,
+                                                            const discovery::Discovery& discovery,
+                                                            const std::vector<TestCase>& cases,
+                                                            config::Severity severity) {
   std::vector<config::Diagnostic> out;
-  config::check_stale_ids(config, ids, severity, out);
-  config::check_placeholders(config, models, severity, out);
+  config::check_stale_ids(config, known_case_ids(cases), severity, out);
+  config::check_placeholders(config, known_models(discovery), severity, out);
   return out;
 }
 
@@ -107,7 +129,11 @@ std::unique_ptr<Collected> collect_cases(const CommonOptions& o, std::ostream* r
                 c->discovery.failures.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   c->cases = build_matrix(c->discovery, c->config, {o.arch, o.backend});
-  print(report, check_config_against_matrix(c->config, c->discovery, c->cases, config::Severity::Warning));
+  std::vector<config::Diagnostic> stale, duplicates;
+  config::check_stale_ids(c->config, known_case_ids(c->cases), config::Severity::Warning, stale);
+  print_stale_ids(report, stale, o.each_stale_id);
+  config::check_placeholders(c->config, known_models(c->discovery), config::Severity::Warning, duplicates);
+  print(report, duplicates);
   try {
     c->selection = select_cases(c->cases, o.selection);
   } catch (const Error& e) {

@@ -28,6 +28,7 @@ struct CommonOptions {
   std::string arch = kDefaultArch;
   std::string backend = std::string(config::kDefaultBackendName);  // --backend: whose backend_overrides apply
   std::string changed_base;  // --changed REF (run, collect): only the cases changed since REF (runner/cli/changed_cases.h)
+  bool each_stale_id = false;  // -v: a warning per test_config entry that matches no case, not one summary line
 };
 
 struct Collected {
@@ -58,7 +59,8 @@ std::vector<config::Diagnostic> check_config_against_matrix(const config::TestCo
 
 // Config -> discovery -> matrix -> selection. Config errors, an unknown
 // --arch or --backend and selection errors are printed to `report` and give nullptr (exit
-// 2); the matrix checks are printed as warnings.
+// 2); the matrix checks are printed as warnings, the stale ids as one line
+// (each with CommonOptions::each_stale_id).
 std::unique_ptr<Collected> collect_cases(const CommonOptions& options, std::ostream* report);
 
 }  // namespace meshtest::runner

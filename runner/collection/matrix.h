@@ -19,7 +19,7 @@ namespace meshtest::runner {
 const std::vector<Parallelism>& supported_parallelisms();
 const std::vector<RunMode>& supported_run_modes();
 
-// The LLM matrix (README "Selecting tests"): for every variant whose task is
+// The LLM matrix (docs/how-to/select-tests.md): for every variant whose task is
 // nlp_causal_lm, besides its inference and training cases, one inference
 // case per strategy x phase (prefill, decode) x sequence length x batch size;
 // an LLM id in the YAML with other sequence lengths or batch sizes adds its case.

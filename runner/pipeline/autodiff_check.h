@@ -25,7 +25,7 @@ namespace meshtest::runner {
 // parallel) is 1.33e-6; exact GELU differentiated with the tanh form's rule
 // (the vjp_gelu_tanh_form mutant) gives 1.2e-4 (bert_tiny) to 6.4e-4
 // (bert_base). 1e-5 sits 7.5x above the first and 12x below the second
-// (README "Training").
+// (docs/how-to/training.md).
 inline constexpr double kDefaultAutodiffRelL2 = 1e-5;
 
 struct AutodiffCheck {

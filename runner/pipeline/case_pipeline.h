@@ -44,7 +44,7 @@ struct PipelineOptions {
   std::string save_tensors_dir;             // --save-tensors DIR: a failed case's tensors (saved_tensors.h); empty: off
   bool save_tensors_always = false;         // --save-tensors-when always: every case that ran, passed ones too
   bool log_memory = false;                  // --log-memory: peak host memory per phase (phase_memory.h)
-  // Perf mode (README "Perf mode"): timed executions after one warm-up, for
+  // Perf mode (docs/how-to/perf.md): timed executions after one warm-up, for
   // every case (--perf N) or only those marked `perf` (0: kDefaultPerfIterations).
   int perf_iterations = 0;
   std::vector<int64_t> perf_batches;  // --batch 1,2,4,...: perf mode's batch sweep (batch_sweep.h); empty: none

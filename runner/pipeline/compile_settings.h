@@ -8,7 +8,7 @@
 
 namespace meshtest::runner {
 
-// --stream-weights (README "Models larger than the host"): whether a case's
+// --stream-weights (docs/explanation/streamed-weights.md): whether a case's
 // weights are made when an op first needs them and freed after its last use,
 // on the golden and on the chips, instead of all at load. Auto streams when
 // the model's weights take more than 1 GiB (or a share of the host's memory

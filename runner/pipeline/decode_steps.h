@@ -1,4 +1,4 @@
-// The decode phase of the LLM matrix (README "Selecting tests"): one new
+// The decode phase of the LLM matrix (docs/how-to/select-tests.md): one new
 // token against a real KV cache, on both sides. The case's model is the
 // loader's decode graph (sdk::LmPhase::Decode); its past_key_values.<l>.*
 // inputs are the present.<l>.* outputs of the loader's prefill graph (same

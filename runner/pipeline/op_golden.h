@@ -21,7 +21,7 @@ namespace meshtest::runner {
 
 // Per-op thresholds, from the honest per-op noise of the PR selection
 // (`-m "single_device and expected_passing and (inference or push)"`, bf16,
-// the bfp8_b / LoFi / -O1 cases as their YAML runs them; README "Op-level
+// the bfp8_b / LoFi / -O1 cases as their YAML runs them; docs/how-to/debug-a-failure.md "Op-level
 // golden"): the worst local |norm ratio - 1| is 0.0027 (a scalar constant
 // rounded to bf16), so 0.005 keeps a 1.9x margin and still catches a kernel
 // scaled by 1% (0.01). The worst local PCC is 0.9836 (an add in gpt2_tiny's
@@ -35,7 +35,7 @@ inline constexpr double kDefaultOpScaleTolerance = 0.005;
 // (comparators::max_bf16_ulp_error): each result element depends on one or
 // two operand elements, so a kernel that computes in f32 and rounds to
 // nearest even is within 0.5 ulp of the reference on the same operands (the
-// PR selection's worst: see README "Finding the op"), whatever the model.
+// PR selection's worst: see docs/how-to/debug-a-failure.md), whatever the model.
 // 2 keeps a 4x margin; a wrong formula is far past it (tanh-GELU for
 // erf-GELU: thousands of ulp where gelu's result is small).
 inline constexpr double kDefaultOpMaxUlp = 2.0;

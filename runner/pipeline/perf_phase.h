@@ -1,4 +1,4 @@
-// Perf mode (README "Perf mode"): after a case's checked execution, one
+// Perf mode (docs/how-to/perf.md): after a case's checked execution, one
 // warm-up and N timed executions of the same compiled program; the record
 // gets the median seconds of one execution: the device's own time where the
 // backend measures it (pjrt: launch to completion event, transfers excluded),

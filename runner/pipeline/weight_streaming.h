@@ -1,5 +1,4 @@
-// Whether a case streams its weights (--stream-weights; README "Models larger
-// than the host"): the golden and the chips make each weight when an op
+// Whether a case streams its weights (--stream-weights; docs/explanation/streamed-weights.md): the golden and the chips make each weight when an op
 // first needs it and free it after its last use, instead of materializing
 // the whole model at load.
 #pragma once

@@ -17,7 +17,7 @@
 //           (g-1)/g of the gathered tensor over one link, all_reduce twice that,
 //           plus (g-1) hop latencies per ring pass.
 // A model, not a measurement: it ranks configurations (dtype, fidelity,
-// chips) and finds the ops that dominate; README "Perf mode" compares it with
+// chips) and finds the ops that dominate; docs/how-to/perf.md compares it with
 // published throughput.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Perf mode through the `meshtest` binary: every compiled case records its
 // modelled device time, top ops and modelled samples/s; `--perf=N` adds N
 // timed executions after a warm-up; a case whose YAML markers say `perf`
-// runs so without the flag (README "Perf mode").
+// runs so without the flag (docs/how-to/perf.md).
 #include <gtest/gtest.h>
 
 #include <filesystem>

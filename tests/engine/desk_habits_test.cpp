@@ -1,5 +1,5 @@
-// Whole-binary tests of the habits a pytest user brings to the desk (README
-// "Habits from pytest"), on the fault-injection loader: -x/--maxfail, --lf,
+// Whole-binary tests of the habits a pytest user brings to the desk (docs/how-to/
+// select-tests.md, "Habits from pytest"), on the fault-injection loader: -x/--maxfail, --lf,
 // --ff, --durations, -q/-v/-vv after the subcommand, --collect-only, collect's
 // status/markers/reason and --tree, `--json -`, colour, "did you mean",
 // numeric option errors, labelled reruns (console and JUnit), tolerated

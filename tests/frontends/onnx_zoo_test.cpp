@@ -3,7 +3,7 @@
 // their loader.yaml: the CPU reference must match both PyTorch's output
 // (output_0.pb) and ONNX Runtime's (output_ort.pb) within 1e-4 + 1e-3 *
 // max|y|. Prints the max abs errors and the import time of each model (the
-// README's figures).
+// figures of docs/benchmarks.md).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// StableHLO's own test programs (../shared/stablehlo-testdata: JAX-generated
+// StableHLO's own test programs (MESHTEST_STABLEHLO_TESTDATA: JAX-generated
 // `.mlir` files whose `check.expect_*` calls hold XLA's results) through the
 // reader, the importer and the CPU reference: a file passes when every check
 // holds (expect_close: 3 ULP of the element type; stablehlo_checks.h). The
@@ -39,7 +39,7 @@ using namespace frontends::stablehlo;
 constexpr int kDeviceSampleStride = 25;
 const char* kExpectationsFile = "tests/frontends/stablehlo_conformance.yaml";
 
-fs::path suite_root() { return fs::path(MESHTEST_SOURCE_DIR) / ".." / "shared" / "stablehlo-testdata"; }
+fs::path suite_root() { return fs::path(MESHTEST_STABLEHLO_TESTDATA); }
 
 struct Outcome {
   std::string category;  // static, dynamic, quantized

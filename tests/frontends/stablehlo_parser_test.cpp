@@ -1,5 +1,5 @@
 // The StableHLO reader (frontends/stablehlo/mlir_parser.h): every program of
-// ../shared/stablehlo-testdata parses with a consistent structure (and the
+// MESHTEST_STABLEHLO_TESTDATA (CMake) parses with a consistent structure (and the
 // parse times are printed); pretty and generic spellings of an op give the
 // same syntax tree; malformed input is a ParseError naming line and column.
 #include <gtest/gtest.h>
@@ -69,7 +69,7 @@ bool has_function(const Module& m, const std::string& name) {
 }
 
 TEST(StablehloParserCorpus, EveryTestDataFileParses) {
-  const fs::path root = fs::path(MESHTEST_SOURCE_DIR) / ".." / "shared" / "stablehlo-testdata";
+  const fs::path root = MESHTEST_STABLEHLO_TESTDATA;
   if (!fs::is_directory(root)) GTEST_SKIP() << "no StableHLO test data at " << root.string();
   std::vector<fs::path> files;
   for (const char* sub : {"", "dynamic", "quantized"}) {

@@ -43,7 +43,7 @@ TEST(ZooCli, CollectListsEveryFamilyAndVariant) {
   EXPECT_EQ(native_cases, 33u) << r.output;
 }
 
-// The LLM matrix (README "The LLM matrix") is what these keywords find, for
+// The LLM matrix (docs/how-to/meshes.md) is what these keywords find, for
 // every causal-LM family, and nothing else.
 TEST(ZooCli, CollectFindsTheLlmMatrixByPhaseAndStrategy) {
   const Result r = run_meshtest("collect -q -k \"prefill or decode or fsdp or megatron\"");

@@ -46,11 +46,14 @@ class ConfigCommandsTest : public ::testing::Test {
     return status;
   }
   int collect(const CollectView& view = {}) {
-    std::ostringstream s;
-    std::streambuf* old = std::cout.rdbuf(s.rdbuf());
+    std::ostringstream o, e;
+    std::streambuf* old_out = std::cout.rdbuf(o.rdbuf());
+    std::streambuf* old_err = std::cerr.rdbuf(e.rdbuf());
     const int status = cmd_collect(common, view);
-    std::cout.rdbuf(old);
-    out = s.str();
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    out = o.str();
+    err = e.str();
     return status;
   }
   std::string last_line() const {
@@ -249,9 +252,30 @@ TEST_F(ConfigCommandsTest, CollectSummaryCountsSelectedTotalAndDeselected) {
   EXPECT_NE(out.find("placeholder/future/model-x  [placeholder: NOT_STARTED]\n"), std::string::npos) << out;
   EXPECT_EQ(out.find(kResnet18), std::string::npos);
   common.selection.keyword = "resnet50 and single_device and inference";  // one case
-  ASSERT_EQ(collect(CollectView{false, -1}), 0);  // -q: the bare ids
-  EXPECT_EQ(out, kResnet50 + "\n1/" + std::to_string(total + 1) + " tests collected (" + std::to_string(total) +
-                     " deselected)\n");
+  ASSERT_EQ(collect(CollectView{false, -1}), 0);  // -q: the bare ids; the summary line goes to stderr
+  EXPECT_EQ(out, kResnet50 + "\n");
+  EXPECT_NE(err.find("1/" + std::to_string(total + 1) + " tests collected (" + std::to_string(total) + " deselected)\n"),
+            std::string::npos)
+      << err;
+}
+
+// Entries no discovered case has (every entry outside --models-root DIR): one
+// summary line; -v (each_stale_id) lists each.
+TEST_F(ConfigCommandsTest, StaleIdsAreOneSummaryLineUnlessVerbose) {
+  write("a.yaml", "test_config:\n  gone/native-a-single_device-inference: {status: EXPECTED_PASSING}\n"
+                  "  gone/native-b-single_device-inference: {status: EXPECTED_PASSING}\n");
+  ASSERT_EQ(collect(), 0) << err;
+  EXPECT_EQ(err, "warning: 2 test_config entries match no discovered case (the first at " + path("a.yaml") +
+                     ":2:3); -v or `meshtest validate-config` lists each\n");
+  common.each_stale_id = true;
+  ASSERT_EQ(collect(), 0) << err;
+  EXPECT_NE(err.find(path("a.yaml") + ":2:3: warning: test id 'gone/native-a-single_device-inference' matches no "
+                                      "discovered case"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find(path("a.yaml") + ":3:3: warning: test id 'gone/native-b-single_device-inference'"),
+            std::string::npos)
+      << err;
 }
 
 TEST_F(ConfigCommandsTest, ConfigErrorsStopCollect) {

@@ -1,5 +1,4 @@
-// Streamed weights (CompileRequest::stream_weights, README "Models larger
-// than the host"): the golden on a lazy graph and the chips fed weight by
+// Streamed weights (CompileRequest::stream_weights, docs/explanation/streamed-weights.md): the golden on a lazy graph and the chips fed weight by
 // weight give bit-identical outputs and the same DRAM figures as with every
 // weight loaded, on one chip and on meshes (split and replicated weights, bf16
 // and bfp8_b, trace replay, weights lazy or held by the graph); a chip still runs out of DRAM when its weights do not fit,
