@@ -84,11 +84,25 @@ void EntryReader::read_field(const YamlNode& key, const YamlNode& value, TestEnt
     return;
   }
   entry.sources[name] = key.where(reader_.file());
-  if (override_kind != nullptr) read_overrides(*override_kind, value, entry);
+  if (override_kind != nullptr) read_overrides(*override_kind, key, value, entry);
   else find_field(name)->read(reader_, value, entry);
 }
 
-void EntryReader::read_overrides(const OverrideKind& kind, const YamlNode& node, TestEntry& entry) {
+void EntryReader::read_block(const OverrideKind& kind, const std::string& name, const YamlNode& key,
+                             const YamlNode& body, TestEntry& entry) {
+  Override o;
+  o.name = name;
+  o.defined_at = key.where(reader_.file());
+  if (require_map(body, block_label(kind, o))) read_fields(body, o.fields, Scope{.block = &kind});
+  (entry.*kind.blocks).push_back(std::move(o));
+}
+
+void EntryReader::read_overrides(const OverrideKind& kind, const YamlNode& field_key, const YamlNode& node,
+                                 TestEntry& entry) {
+  if (!kind.named()) {
+    read_block(kind, std::string(kind.only_block), field_key, node, entry);
+    return;
+  }
   const std::string field(kind.field), noun(kind.noun);
   if (node.kind != YamlNode::Kind::Map) {
     reader_.error(node, "field '" + field + "' must map " + noun + " names to fields, got " + node.describe());
@@ -112,11 +126,7 @@ void EntryReader::read_overrides(const OverrideKind& kind, const YamlNode& node,
                              it->second->where(reader_.file()).to_string() + ")");
       continue;
     }
-    Override o;
-    o.name = key.value;
-    o.defined_at = key.where(reader_.file());
-    if (require_map(body, field + "." + key.value)) read_fields(body, o.fields, Scope{.block = &kind});
-    (entry.*kind.blocks).push_back(std::move(o));
+    read_block(kind, key.value, key, body, entry);
   }
 }
 

@@ -25,14 +25,19 @@ class EntryReader {
 
  private:
   // What a body of fields belongs to: an entry, a placeholder, or one block
-  // of an override kind (arch_overrides.<arch>, backend_overrides.<backend>).
+  // of an override kind (arch_overrides.<arch>, backend_overrides.<backend>,
+  // emitc_overrides).
   struct Scope {
     bool placeholder = false;
     const OverrideKind* block = nullptr;
   };
   void read_fields(const YamlNode& body, TestEntry& entry, Scope scope);
   void read_field(const YamlNode& key, const YamlNode& value, TestEntry& entry, Scope scope);
-  void read_overrides(const OverrideKind& kind, const YamlNode& node, TestEntry& entry);
+  // `field_key` is the kind's field name (an unnamed kind's block is defined there).
+  void read_overrides(const OverrideKind& kind, const YamlNode& field_key, const YamlNode& node, TestEntry& entry);
+  // One block of `kind`, named `name`, its key at `key`: appended to the entry's blocks.
+  void read_block(const OverrideKind& kind, const std::string& name, const YamlNode& key, const YamlNode& body,
+                  TestEntry& entry);
   bool require_map(const YamlNode& node, const std::string& what);
 
   ValueReader& reader_;

@@ -1,8 +1,8 @@
 // The fields of a test_config entry, in one table: each field's YAML name,
 // how its value is read and checked, how it is copied (overrides) and how it
 // is shown (`meshtest show`). The override blocks themselves (arch_overrides,
-// backend_overrides: config/overrides.h) are read by entry_reader.cpp, since
-// they hold fields of this table.
+// backend_overrides, emitc_overrides: config/overrides.h) are read by
+// entry_reader.cpp, since they hold fields of this table.
 #pragma once
 
 #include <optional>

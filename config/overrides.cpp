@@ -11,19 +11,24 @@ namespace {
 // The block of `kind` that `target` picks, or null.
 const Override* applied_block(const TestEntry& entry, const OverrideKind& kind, const OverrideTarget& target) {
   for (const Override& o : entry.*kind.blocks) {
-    if (o.name == target.*kind.target) return &o;
+    if (applies(kind, o, target)) return &o;
   }
   return nullptr;
 }
+
+std::string_view picked_arch(const OverrideTarget& t) { return t.arch; }
+std::string_view picked_backend(const OverrideTarget& t) { return t.backend; }
+std::string_view picked_emitc(const OverrideTarget& t) { return t.emitc ? "emitc" : ""; }
 
 }  // namespace
 
 const std::vector<OverrideKind>& override_kinds() {
   static const std::vector<OverrideKind> kinds = {
-      {"arch_overrides", "arch", "an arch override", &TestEntry::arch_overrides, &OverrideTarget::arch,
-       unknown_arch_message},
-      {"backend_overrides", "backend", "a backend override", &TestEntry::backend_overrides, &OverrideTarget::backend,
-       unknown_backend_message},
+      {"arch_overrides", "arch", "an arch override", &TestEntry::arch_overrides, picked_arch, unknown_arch_message,
+       ""},
+      {"backend_overrides", "backend", "a backend override", &TestEntry::backend_overrides, picked_backend,
+       unknown_backend_message, ""},
+      {"emitc_overrides", "", "an emitc override", &TestEntry::emitc_overrides, picked_emitc, nullptr, "emitc"},
   };
   return kinds;
 }
@@ -33,6 +38,15 @@ const OverrideKind* find_override_kind(std::string_view field) {
     if (k.field == field) return &k;
   }
   return nullptr;
+}
+
+std::string block_label(const OverrideKind& kind, const Override& block) {
+  return kind.named() ? std::string(kind.field) + "." + block.name : std::string(kind.field);
+}
+
+bool applies(const OverrideKind& kind, const Override& block, const OverrideTarget& target) {
+  const std::string_view picked = kind.picked(target);
+  return !picked.empty() && block.name == picked;
 }
 
 TestEntry resolve_overrides(const TestEntry& entry, const OverrideTarget& target) {
@@ -55,7 +69,7 @@ std::optional<std::string> override_origin(const TestEntry& entry, const Overrid
   const std::vector<OverrideKind>& kinds = override_kinds();
   for (auto kind = kinds.rbegin(); kind != kinds.rend(); ++kind) {  // the last applied wins
     const Override* o = applied_block(entry, *kind, target);
-    if (o != nullptr && o->fields.sources.count(std::string(field))) return std::string(kind->field) + "." + o->name;
+    if (o != nullptr && o->fields.sources.count(std::string(field))) return block_label(*kind, *o);
   }
   return std::nullopt;
 }

@@ -1,8 +1,9 @@
-// arch_overrides and backend_overrides: blocks of an entry's fields that
-// replace the entry's own when a run targets that arch (--arch) or backend
-// (--backend), field by field and shallow (a list replaces the whole list).
-// Both kinds are read, checked, applied and shown by the same code; the table
-// of kinds below is the one place that tells them apart.
+// arch_overrides, backend_overrides and emitc_overrides: blocks of an
+// entry's fields that replace the entry's own when a run targets that arch
+// (--arch) or backend (--backend), or runs with --emitc, field by field and
+// shallow (a list replaces the whole list). All kinds are read, checked,
+// applied and shown by the same code; the table of kinds below is the one
+// place that tells them apart.
 #pragma once
 
 #include <optional>
@@ -19,30 +20,44 @@ namespace meshtest::config {
 struct OverrideTarget {
   std::string arch;
   std::string backend = std::string(kDefaultBackendName);
+  bool emitc = false;  // run --emitc
 };
 
-// One kind of override block.
+// One kind of override block. A named kind maps names to blocks
+// (arch_overrides.<arch>); an unnamed one is a single block itself
+// (emitc_overrides), kept as one Override named `only_block`.
 struct OverrideKind {
   std::string_view field;                    // the entry's YAML field: "arch_overrides"
-  std::string_view noun;                     // what its keys name: "arch"
+  std::string_view noun;                     // what its keys name: "arch" (named kinds)
   std::string_view one_block;                // a block, in messages: "an arch override"
   std::vector<Override> TestEntry::*blocks;  // where an entry keeps its blocks
-  std::string OverrideTarget::*target;       // the run's name that picks a block
-  std::optional<std::string> (*unknown_name_message)(std::string_view name);  // nullopt: a known name
+  std::string_view (*picked)(const OverrideTarget& target);  // the name of the block the run picks ("": none)
+  std::optional<std::string> (*unknown_name_message)(std::string_view name);  // nullopt: a known name (named kinds)
+  std::string_view only_block;               // non-empty: the kind is unnamed, its block kept under this name
+  bool named() const { return only_block.empty(); }
 };
 
-// arch_overrides, then backend_overrides: the order they apply in (the most
-// specific last).
+// arch_overrides, then backend_overrides, then emitc_overrides: the order
+// they apply in (the most specific last).
 const std::vector<OverrideKind>& override_kinds();
 const OverrideKind* find_override_kind(std::string_view field);
 
 // The entry as it applies to `target`: its own fields, then those of
-// arch_overrides.<arch>, then those of backend_overrides.<backend>.
+// arch_overrides.<arch>, then those of backend_overrides.<backend>, then
+// (with --emitc) those of emitc_overrides.
 // `sources` of replaced fields point into the block.
 TestEntry resolve_overrides(const TestEntry& entry, const OverrideTarget& target);
 
-// "backend_overrides.pjrt" when `field`'s value in resolve_overrides(entry,
-// target) comes from that block; nullopt when it is the entry's own.
+// How a block is named in `show` and messages: "arch_overrides.p150", or
+// "emitc_overrides" for an unnamed kind.
+std::string block_label(const OverrideKind& kind, const Override& block);
+
+// Whether `target` picks `block` of `kind`.
+bool applies(const OverrideKind& kind, const Override& block, const OverrideTarget& target);
+
+// block_label of the block `field`'s value in resolve_overrides(entry,
+// target) comes from ("backend_overrides.pjrt"); nullopt when it is the
+// entry's own.
 std::optional<std::string> override_origin(const TestEntry& entry, const OverrideTarget& target,
                                            std::string_view field);
 

@@ -57,20 +57,21 @@ struct TestEntry {
   std::optional<bool> codegen_assert_exact;
   std::vector<Override> arch_overrides;       // as written; see config/overrides.h
   std::vector<Override> backend_overrides;    // as written; see config/overrides.h
+  std::vector<Override> emitc_overrides;      // none or one block (named "emitc"); see config/overrides.h
   SourceLocation defined_at;                  // the id's key
   // Field name (as in YAML) -> where its value is written. Only fields the
   // YAML sets appear; after resolve_overrides, overridden fields point into
-  // the arch_overrides or backend_overrides block.
+  // the arch_overrides, backend_overrides or emitc_overrides block.
   std::map<std::string, SourceLocation> sources;
   // Every field, locations included (`meshtest changed` compares entries with their locations blanked).
   bool operator==(const TestEntry&) const = default;
 };
 
-// One block of arch_overrides.<arch> or backend_overrides.<backend>: the
-// fields set here (those in fields.sources) replace the entry's own when the
-// run targets `name` (config/overrides.h).
+// One block of arch_overrides.<arch>, backend_overrides.<backend> or
+// emitc_overrides: the fields set here (those in fields.sources) replace the
+// entry's own when the run targets `name` (config/overrides.h).
 struct Override {
-  std::string name;  // the arch or backend
+  std::string name;  // the arch or backend; "emitc" for emitc_overrides
   TestEntry fields;
   SourceLocation defined_at;
   bool operator==(const Override&) const = default;

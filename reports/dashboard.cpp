@@ -25,6 +25,7 @@ th{background:#f0f1f3;position:sticky;top:0}td.num,th.num{text-align:right}
 .msg{font-family:ui-monospace,monospace;white-space:pre-wrap;max-width:720px;color:#5b2222}
 .chart{width:100%;max-width:760px;height:auto;display:block}.chart .grid{stroke:#e3e5e8}.chart .axis{font-size:10px;fill:#5f6672}
 .chart .line{fill:none;stroke:#1f77b4;stroke-width:2}.chart .dot{fill:#1f77b4}.chart .barlabel{fill:#fff;font-size:12px}
+.chart.small{max-width:380px;min-width:300px}.chart .col{fill:#1f77b4}.chart .mark{stroke:#b3261e;stroke-width:1.5;stroke-dasharray:5 3}
 .none{color:#6b7280;font-style:italic}.bad{color:#b3261e;font-weight:600}.good{color:#1e7d3a;font-weight:600}
 .cell{display:inline-block;width:14px;height:14px;border-radius:2px}.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px}
 .id{word-break:normal;overflow-wrap:anywhere;min-width:16em;max-width:44em}
@@ -135,7 +136,8 @@ std::string render_dashboard(const std::vector<RunResults>& runs, const Dashboar
   html += dashboard::header(page) + dashboard::filter_bar(page) + "<main>";
   for (auto* section : {dashboard::overview, dashboard::changes, dashboard::trends, dashboard::triage, dashboard::failure_groups,
                         dashboard::xfails, dashboard::placeholders, dashboard::arch_history,
-                        dashboard::model_history, dashboard::case_explorer, dashboard::variant_history,
+                        dashboard::model_history, dashboard::case_explorer, dashboard::memory_timeline,
+                        dashboard::variant_history,
                         dashboard::flaky, dashboard::slowest, dashboard::guidance}) {
     html += section(page);
   }

@@ -51,12 +51,6 @@ bool is_placeholder(const CaseResult& r) {
   return std::find(r.markers.begin(), r.markers.end(), "placeholder") != r.markers.end();
 }
 
-// "shown N of M" for a filterable table: the script updates N.
-std::string shown_count(const std::string& table_id, size_t rows) {
-  return "<p class=\"shown\"><b data-count-for=\"" + table_id + "\">" + std::to_string(rows) + "</b> of " +
-         std::to_string(rows) + " shown (filters above)</p>";
-}
-
 // "2 passed, 1 xfailed": the non-zero counts.
 std::string tally_text(const Tally& t) {
   std::string out;
@@ -68,6 +62,13 @@ std::string tally_text(const Tally& t) {
 }
 
 }  // namespace
+
+std::string shown_count(const std::string& table_id, size_t rows) {
+  return "<p class=\"shown\"><b data-count-for=\"" + table_id + "\">" + std::to_string(rows) + "</b> of " +
+         std::to_string(rows) + " shown (filters above)</p>";
+}
+
+std::string case_filter_attributes(const CaseResult& r) { return data_attributes(filter_values(r)); }
 
 std::string filter_bar(const Page& page) {
   std::map<std::string, std::set<std::string>> values;
@@ -96,7 +97,7 @@ std::string case_explorer(const Page& page) {
       glyphs += tally_glyph(t);
     }
     const std::string outcome(outcome_name(r->outcome));
-    rows += "<tr" + data_attributes(filter_values(*r)) + ">" + cell(r->test_id, "id") + cell(r->arch) +
+    rows += "<tr" + case_filter_attributes(*r) + ">" + cell(r->test_id, "id") + cell(r->arch) +
             "<td><i class=\"cell o-" + outcome + "\"></i> " + outcome + "</td>" +
             cell(r->status) + cell(r->bringup_status) + number_cell(r->pcc, "%.4f") +
             number_cell(r->wall_seconds, "%.2f") + "<td>" + glyph_strip(glyphs) + "</td>" +

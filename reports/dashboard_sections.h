@@ -67,6 +67,13 @@ std::string case_explorer(const Page& page);
 std::string variant_history(const Page& page);
 std::string arch_history(const Page& page);
 std::string placeholders(const Page& page);
+// A case row's data-* attributes: what the filter bar filters on.
+std::string case_filter_attributes(const CaseResult& r);
+// "shown N of M" above a filterable table (the filter script updates N).
+std::string shown_count(const std::string& table_id, size_t rows);
+// The memory by phase of each case of the latest run that ran with
+// --log-memory, every arch, filtered like the explorer (reports/dashboard_memory.cpp).
+std::string memory_timeline(const Page& page);
 // A test id with line-break opportunities after '/' and '-' (escaped).
 std::string id_html(const std::string& id);
 // The grid of per-run cells (one row per label) that model and arch history draw.

@@ -95,4 +95,44 @@ std::string svg_bar_chart(const std::string& id, const std::vector<BarSegment>& 
   return svg + "</svg>";
 }
 
+std::string svg_column_chart(const std::string& id, const std::vector<ChartPoint>& columns, const ChartPoint& mark,
+                             const std::string& value_format) {
+  const double w = 360, h = 160, left = 8, right = 8, top = 26, bottom = 22;
+  double top_value = std::isfinite(mark.value) ? mark.value : 0;
+  for (const ChartPoint& c : columns) {
+    if (std::isfinite(c.value)) top_value = std::max(top_value, c.value);
+  }
+  const double slot = columns.empty() ? 0 : (w - left - right) / static_cast<double>(columns.size());
+  auto y_at = [&](double v) {
+    return h - bottom - (top_value > 0 ? (h - top - bottom) * std::max(v, 0.0) / top_value : 0);
+  };
+  std::string svg = "<svg id=\"" + xml_escape(id) + "\" class=\"chart small\" viewBox=\"0 0 360 160\" role=\"img\">" +
+                    "<line class=\"grid\" x1=\"" + num(left) + "\" x2=\"" + num(w - right) + "\" y1=\"" +
+                    num(h - bottom) + "\" y2=\"" + num(h - bottom) + "\"/>";
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const ChartPoint& c = columns[i];
+    const double x = left + slot * static_cast<double>(i), mid = x + slot / 2;
+    const std::string value = format_number(value_format, c.value);
+    if (std::isfinite(c.value)) {
+      const double y = y_at(c.value);
+      svg += "<rect class=\"col\" x=\"" + num(x + slot * 0.15) + "\" y=\"" + num(y) + "\" width=\"" + num(slot * 0.7) +
+             "\" height=\"" + num(h - bottom - y) + "\"><title>" + xml_escape(c.label + ": " + value) +
+             "</title></rect>";
+    }
+    const double value_y = (std::isfinite(c.value) ? y_at(c.value) : h - bottom) - 4;
+    svg += "<text class=\"axis\" x=\"" + num(mid) + "\" y=\"" + num(value_y) + "\" text-anchor=\"middle\">" +
+           xml_escape(value) + "</text><text class=\"axis\" x=\"" + num(mid) + "\" y=\"" + num(h - 8) +
+           "\" text-anchor=\"middle\">" + xml_escape(c.label) + "</text>";
+  }
+  if (std::isfinite(mark.value)) {  // the line, and its legend in the top margin
+    const std::string text = mark.label + ": " + format_number(value_format, mark.value);
+    const double y = y_at(mark.value);
+    svg += "<line class=\"mark\" x1=\"" + num(left) + "\" x2=\"" + num(w - right) + "\" y1=\"" + num(y) + "\" y2=\"" +
+           num(y) + "\"><title>" + xml_escape(text) + "</title></line><line class=\"mark\" x1=\"" + num(left) +
+           "\" x2=\"" + num(left + 18) + "\" y1=\"8\" y2=\"8\"/><text class=\"axis\" x=\"" + num(left + 22) +
+           "\" y=\"11\">" + xml_escape(text) + "</text>";
+  }
+  return svg + "</svg>";
+}
+
 }  // namespace meshtest::reports

@@ -28,6 +28,14 @@ std::string svg_stacked_bar(const std::string& id, const std::vector<BarSegment>
 // Horizontal bars, one per item, longest first as given (e.g. slowest cases).
 std::string svg_bar_chart(const std::string& id, const std::vector<BarSegment>& bars, const std::string& unit);
 
+// Vertical columns in the given order (e.g. the phases of a case), each
+// labelled below and with its value above (NaN: no column, "-"), and, when
+// `mark.value` is finite, a dashed horizontal line across them at that value
+// labelled with `mark.label` (e.g. a device's peak); the y axis runs from 0 to
+// the highest of them.
+std::string svg_column_chart(const std::string& id, const std::vector<ChartPoint>& columns, const ChartPoint& mark,
+                             const std::string& value_format);
+
 // printf-style formatting of one double, e.g. ("%.1f%%", 97.5).
 std::string format_number(const std::string& format, double value);
 

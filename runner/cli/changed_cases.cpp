@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/overrides.h"
 #include "core/error.h"
 #include "runner/cli/git_revision.h"
 
@@ -27,8 +28,8 @@ namespace fs = std::filesystem;
 config::TestEntry without_locations(config::TestEntry entry) {
   entry.defined_at = {};
   for (auto& [field, where] : entry.sources) where = {};
-  for (auto* overrides : {&entry.arch_overrides, &entry.backend_overrides}) {
-    for (config::Override& o : *overrides) {
+  for (const config::OverrideKind& kind : config::override_kinds()) {
+    for (config::Override& o : entry.*kind.blocks) {
       o.defined_at = {};
       o.fields = without_locations(std::move(o.fields));
     }

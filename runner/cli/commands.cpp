@@ -120,11 +120,13 @@ int cmd_collect(const CommonOptions& o, const CollectView& view, const EstimateO
 namespace {
 
 // The collection of a command that runs cases: backend_overrides resolve for
-// the backend the cases run on (RunOptions::backend, `run --backend`).
+// the backend the cases run on (RunOptions::backend, `run --backend`),
+// emitc_overrides apply when the run checks generated code (`run --emitc`).
 CommonOptions collection_options(const CommonOptions& o, const RunOptions& ro) {
-  CommonOptions with_backend = o;
-  with_backend.backend = ro.backend;
-  return with_backend;
+  CommonOptions as_run = o;
+  as_run.backend = ro.backend;
+  as_run.emitc = ro.codegen.check;
+  return as_run;
 }
 
 PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {

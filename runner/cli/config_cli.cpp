@@ -16,6 +16,7 @@ void add_source_options(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("--arch", o.arch, "Arch whose arch_overrides apply")->capture_default_str();
   cmd->add_option("--backend", o.backend, "Backend whose backend_overrides apply: simulated or pjrt")
       ->capture_default_str();
+  cmd->add_flag("--emitc", o.emitc, "Apply emitc_overrides, as `run --emitc` does");
 }
 
 }  // namespace

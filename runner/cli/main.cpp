@@ -227,6 +227,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   collect->add_option("--backend", collect_opts.backend, "Backend whose backend_overrides apply: simulated or pjrt")
       ->capture_default_str();
+  collect->add_flag("--emitc", collect_opts.emitc, "Apply emitc_overrides, as `run --emitc` does");
   meshtest::runner::add_changed_option(collect, collect_opts);
 
   CommonOptions run_common;
@@ -285,7 +286,8 @@ int main(int argc, char** argv) {
   run->add_flag("--emitc", run_opts.codegen.check,
                 "Also build each executed case's program as generated C++ (as `codegen` writes it, cached by "
                 "program hash under the cache folder), run it, and require its outputs to equal the device's "
-                "(bit for bit; by PCC where YAML codegen_assert_exact / emitpy_assert_exact is false)");
+                "(bit for bit; by PCC where YAML codegen_assert_exact / emitpy_assert_exact is false); the cases' "
+                "emitc_overrides apply");
   run->add_option("--sdk-prefix", run_opts.codegen.sdk_prefix,
                   "Installed meshtest package the generated code builds against (default: $MESHTEST_SDK_PREFIX, "
                   "the install this meshtest runs from, or <build>/sdk)");

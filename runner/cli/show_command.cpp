@@ -1,6 +1,7 @@
-// meshtest show ID: a case's entry after arch_overrides and backend_overrides
-// (--arch, --backend), field by field with the file:line each value comes
-// from, plus its markers and the thresholds the comparison will use.
+// meshtest show ID: a case's entry after arch_overrides, backend_overrides
+// and emitc_overrides (--arch, --backend, --emitc), field by field with the
+// file:line each value comes from, plus its markers and the thresholds the
+// comparison will use.
 #include <cstdio>
 #include <ostream>
 
@@ -17,8 +18,8 @@ namespace meshtest::runner {
 
 namespace {
 
-// "test_config/x.yaml:12", with "(arch_overrides.n300)" or "(backend_overrides.pjrt)"
-// when the value comes from there.
+// "test_config/x.yaml:12", with "(arch_overrides.n300)", "(backend_overrides.pjrt)"
+// or "(emitc_overrides)" when the value comes from there.
 std::string origin(const config::TestEntry& written, const config::TestEntry& resolved, const std::string& field,
                    const config::OverrideTarget& target) {
   auto it = resolved.sources.find(field);
@@ -27,15 +28,16 @@ std::string origin(const config::TestEntry& written, const config::TestEntry& re
   return it->second.file_line();
 }
 
-// "  arch_overrides: p150 (x.yaml:7, applied) n300 (x.yaml:9)", one line per kind the entry uses.
+// "  arch_overrides: p150 (x.yaml:7, applied) n300 (x.yaml:9)", one line per kind the entry uses;
+// an unnamed kind's block without a name: "  emitc_overrides: (x.yaml:11, applied)".
 void print_override_blocks(std::ostream& out, const config::TestEntry& written, const config::OverrideTarget& target) {
   for (const config::OverrideKind& kind : config::override_kinds()) {
     const std::vector<config::Override>& blocks = written.*kind.blocks;
     if (blocks.empty()) continue;
     out << "  " << kind.field << ":";
     for (const config::Override& o : blocks) {
-      out << " " << o.name << " (" << o.defined_at.file_line() << (o.name == target.*kind.target ? ", applied" : "")
-          << ")";
+      if (kind.named()) out << " " << o.name;
+      out << " (" << o.defined_at.file_line() << (config::applies(kind, o, target) ? ", applied" : "") << ")";
     }
     out << "\n";
   }
@@ -95,10 +97,11 @@ int cmd_show(const CommonOptions& common, const std::string& id, std::ostream& o
     err << "\n";
     return 2;
   }
-  const config::OverrideTarget target{o.arch, o.backend};
+  const config::OverrideTarget target{o.arch, o.backend, o.emitc};
   out << id << "\n";
   out << "arch: " << o.arch << "\n";
   out << "backend: " << o.backend << "\n";
+  out << "emitc: " << (o.emitc ? "yes" : "no") << "\n";
   out << "case: " << (found ? describe_kind(*found) : "none discovered (the entry is stale)") << "\n";
   if (found && found->placeholder) {
     const config::Placeholder& p = c->config.placeholders.at(id);

@@ -128,7 +128,7 @@ std::unique_ptr<Collected> collect_cases(const CommonOptions& o, std::ostream* r
   spdlog::debug("discovered {} loaders ({} failed) in {:.1f} ms", c->discovery.loaders.size(),
                 c->discovery.failures.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  c->cases = build_matrix(c->discovery, c->config, {o.arch, o.backend});
+  c->cases = build_matrix(c->discovery, c->config, {o.arch, o.backend, o.emitc});
   std::vector<config::Diagnostic> stale, duplicates;
   config::check_stale_ids(c->config, known_case_ids(c->cases), config::Severity::Warning, stale);
   print_stale_ids(report, stale, o.each_stale_id);

@@ -1,6 +1,7 @@
 // What collect, run, show and validate-config share: where the config and
 // the models are, loading and checking the config, discovery, the matrix
-// (arch_overrides and backend_overrides resolved for --arch and --backend)
+// (arch_overrides, backend_overrides and emitc_overrides resolved for --arch,
+// --backend and --emitc)
 // and the selection.
 #pragma once
 
@@ -27,6 +28,7 @@ struct CommonOptions {
   std::string config_dir;                 // empty: MESHTEST_CONFIG_DIR, then the source test_config
   std::string arch = kDefaultArch;
   std::string backend = std::string(config::kDefaultBackendName);  // --backend: whose backend_overrides apply
+  bool emitc = false;  // --emitc: emitc_overrides apply
   std::string changed_base;  // --changed REF (run, collect): only the cases changed since REF (runner/cli/changed_cases.h)
   bool each_stale_id = false;  // -v: a warning per test_config entry that matches no case, not one summary line
 };

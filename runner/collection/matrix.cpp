@@ -176,7 +176,7 @@ TestCase loader_case(const discovery::DiscoveredLoader& loader, const sdk::Model
   c.lm = lm;
   c.id = lm ? make_lm_test_id(loader.dir, info.variant, p, *lm) : make_test_id(loader.dir, info.variant, p, mode);
   if (const config::TestEntry* e = config.find(c.id)) {
-    c.expectation = config::resolve_overrides(*e, {options.arch, options.backend});
+    c.expectation = config::resolve_overrides(*e, {options.arch, options.backend, options.emitc});
   }
   c.markers = markers_for(c);
   return c;

@@ -1,6 +1,7 @@
 // Expands discovered loaders into the test matrix: every variant x supported
-// parallelism x run mode, each with its config entry (arch_overrides and
-// backend_overrides resolved for the target arch and backend) and markers. Loader failures become one case each
+// parallelism x run mode, each with its config entry (arch_overrides,
+// backend_overrides and emitc_overrides resolved for the target arch, backend
+// and --emitc) and markers. Loader failures become one case each
 // (id = the loader folder) that reports the error; PLACEHOLDER_MODELS become
 // one case each (id = placeholder/<name>) reported as NOT_STARTED.
 #pragma once
@@ -42,6 +43,7 @@ inline constexpr const char* kDefaultArch = "n150";
 struct MatrixOptions {
   std::string arch = kDefaultArch;  // arch_overrides of this arch apply
   std::string backend = std::string(config::kDefaultBackendName);  // backend_overrides of this backend apply
+  bool emitc = false;  // run --emitc: emitc_overrides apply
 };
 
 std::vector<TestCase> build_matrix(const discovery::Discovery& discovery, const config::TestConfig& config,

@@ -1,6 +1,7 @@
-// arch_overrides and backend_overrides: resolved per field and shallow for
-// the target arch and backend (the entry, then the arch's block, then the
-// backend's), with the sources of replaced fields pointing into the block.
+// arch_overrides, backend_overrides and emitc_overrides: resolved per field
+// and shallow for the target arch, backend and --emitc (the entry, then the
+// arch's block, then the backend's, then emitc's), with the sources of
+// replaced fields pointing into the block.
 #include "config/overrides.h"
 
 #include <gtest/gtest.h>
@@ -30,6 +31,9 @@ class Overrides : public ConfigDirTest {
         status: KNOWN_FAILURE_XFAIL
         reason: "plugin lacks the fused op"
         required_pcc: 0.9
+    emitc_overrides:
+      status: KNOWN_FAILURE_XFAIL
+      reason: "generated code lacks the op"
 )");
     const TestConfig c = load();
     EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
@@ -97,11 +101,40 @@ TEST_F(Overrides, TheBackendBlockAppliesAfterTheArchBlock) {
   EXPECT_EQ(override_origin(e, {"p150", "pjrt"}, "markers"), "arch_overrides.p150");
 }
 
-TEST(OverrideKinds, BothKindsAreEntryFieldsInResolutionOrder) {
-  ASSERT_EQ(override_kinds().size(), 2u);
+TEST_F(Overrides, TheEmitcBlockAppliesOnlyWithEmitc) {
+  const TestEntry e = entry();
+  ASSERT_EQ(e.emitc_overrides.size(), 1u);
+  EXPECT_EQ(e.emitc_overrides[0].defined_at.to_string(), path("a.yaml") + ":18:5");
+  const TestEntry plain = resolve_overrides(e, {"n150", "simulated"});
+  EXPECT_EQ(plain.status, TestStatus::ExpectedPassing);
+  EXPECT_EQ(override_origin(e, {"n150", "simulated"}, "status"), std::nullopt);
+  const TestEntry emitc = resolve_overrides(e, {"n150", "simulated", true});
+  EXPECT_EQ(emitc.status, TestStatus::KnownFailureXfail);
+  EXPECT_EQ(emitc.reason, "generated code lacks the op");
+  EXPECT_DOUBLE_EQ(*emitc.required_pcc, 0.99);  // not in the block: the entry's own
+  EXPECT_EQ(emitc.sources.at("status").to_string(), path("a.yaml") + ":19:7");
+  EXPECT_EQ(override_origin(e, {"n150", "simulated", true}, "status"), "emitc_overrides");
+  EXPECT_EQ(override_origin(e, {"n150", "simulated", true}, "required_pcc"), std::nullopt);
+}
+
+TEST_F(Overrides, TheEmitcBlockAppliesAfterTheBackendBlock) {
+  const TestEntry e = entry();
+  const TestEntry n300_pjrt_emitc = resolve_overrides(e, {"n300", "pjrt", true});
+  EXPECT_EQ(n300_pjrt_emitc.reason, "generated code lacks the op");  // all three set it: emitc's
+  EXPECT_EQ(override_origin(e, {"n300", "pjrt", true}, "reason"), "emitc_overrides");
+  EXPECT_DOUBLE_EQ(*n300_pjrt_emitc.required_pcc, 0.9);  // only the backend sets it: the backend's
+  EXPECT_EQ(override_origin(e, {"n300", "pjrt", true}, "required_pcc"), "backend_overrides.pjrt");
+}
+
+TEST(OverrideKinds, AllKindsAreEntryFieldsInResolutionOrder) {
+  ASSERT_EQ(override_kinds().size(), 3u);
   EXPECT_EQ(override_kinds()[0].field, "arch_overrides");
   EXPECT_EQ(override_kinds()[1].field, "backend_overrides");
+  EXPECT_EQ(override_kinds()[2].field, "emitc_overrides");
+  EXPECT_TRUE(override_kinds()[1].named());
+  EXPECT_FALSE(override_kinds()[2].named());
   EXPECT_EQ(find_override_kind("backend_overrides"), &override_kinds()[1]);
+  EXPECT_EQ(find_override_kind("emitc_overrides"), &override_kinds()[2]);
   EXPECT_EQ(find_override_kind("status"), nullptr);
 }
 

@@ -180,6 +180,40 @@ TEST_F(Validation, BackendOverridesAreCheckedLikeEntries) {
             at(3, 5) + "unknown field 'backend_override' (did you mean 'backend_overrides'?)");
 }
 
+TEST_F(Validation, EmitcOverridesAreOneBlockCheckedLikeEntries) {
+  EXPECT_EQ(problem_in_entry("    emitc_overrides:\n      stauts: KNOWN_FAILURE_XFAIL\n"),
+            at(4, 7) + "unknown field 'stauts' (did you mean 'status'?)");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    emitc_overrides: {required_pcc: 2}\n"),
+            at(3, 37) + "field 'required_pcc' must be between 0 and 1, got 2");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    emitc_overrides:\n      backend_overrides: {pjrt: {}}\n"),
+            at(4, 7) + "field 'backend_overrides' is not allowed in an emitc override");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    emitc_overrides:\n      emitc_overrides: {status: KNOWN_FAILURE_XFAIL}\n"),
+            at(4, 7) + "field 'emitc_overrides' is not allowed in an emitc override");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    arch_overrides:\n      p150: {emitc_overrides: {}}\n"),
+            at(4, 14) + "field 'emitc_overrides' is not allowed in an arch override");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    emitc_overrides: [status]\n"),
+            at(3, 22) + "emitc_overrides must be a mapping of fields, got a list");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    emitc_override:\n      status: KNOWN_FAILURE_XFAIL\n"),
+            at(3, 5) + "unknown field 'emitc_override' (did you mean 'emitc_overrides'?)");
+}
+
+TEST_F(Validation, AnEmitcOverrideLoadsWithoutDiagnostics) {
+  write("x.yaml", "test_config:\n  a-single_device-inference:\n    status: EXPECTED_PASSING\n"
+                  "    emitc_overrides:\n      status: KNOWN_FAILURE_XFAIL\n      reason: codegen\n");
+  const TestConfig c = load();
+  EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  const TestEntry* e = c.find("a-single_device-inference");
+  ASSERT_EQ(e->emitc_overrides.size(), 1u);
+  EXPECT_EQ(e->emitc_overrides[0].name, "emitc");
+  EXPECT_EQ(e->emitc_overrides[0].defined_at.to_string(), path("x.yaml") + ":4:5");
+}
+
 TEST_F(Validation, ABackendOverrideLoadsWithoutDiagnostics) {
   write("x.yaml", "test_config:\n  a-single_device-inference:\n    status: EXPECTED_PASSING\n"
                   "    backend_overrides:\n      pjrt: {status: KNOWN_FAILURE_XFAIL, reason: plugin}\n"

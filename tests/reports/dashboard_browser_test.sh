@@ -60,6 +60,7 @@ check "pass-rate chart" "$dom" '<svg id="pass-rate-chart"'
 check "model history chart" "$dom" '<svg id="model-history"'
 check "per-arch history chart" "$dom" '<svg id="arch-history-chart"'
 check "per-variant history table" "$dom" '<table id="variant-table">'
+check "memory by phase section (the store has no --log-memory figures: the hint)" "$dom" 'run with --log-memory to see phases'
 check "hostile model name shown as text" "$dom" "&lt;script&gt;document.title='pwned'&lt;/script&gt;"
 check "hostile test id shown as text" "$dom" "&lt;img src=x onerror=alert(1)&gt;"
 same "script elements (the page's own filter script only)" "$(grep -o '<script' "$dom" | wc -l)" 1

@@ -146,6 +146,56 @@ TEST(Dashboard, ShowsTheFirstOpPastItsThresholds) {
   EXPECT_EQ(render_dashboard(two_runs()).find("first op past"), std::string::npos);
 }
 
+// run --log-memory's peaks per phase: a column per phase in phase order with
+// its MiB, the device DRAM peak as a marked line; a case without them gets the hint.
+TEST(Dashboard, MemoryTimelineDrawsThePhasesOfACaseThatLoggedThem) {
+  constexpr int64_t kMiB = 1048576;
+  RunResults run{run_info("run-1", "2026-11-21T00:00:00.000Z"), {}, {}, "", {}};
+  CaseResult logged = quick_result("m1/logged", Outcome::Passed, 0.999);
+  logged.peak_host_rss_by_phase = {100 * kMiB, 250 * kMiB, 400 * kMiB, 720 * kMiB, 0};  // compare not reached
+  logged.peak_host_rss_bytes = 720 * kMiB;
+  logged.peak_device_dram_bytes = 900 * kMiB;
+  CaseResult plain = quick_result("m2/plain", Outcome::Passed, 0.999);
+  plain.peak_host_rss_bytes = 50 * kMiB;
+  run.results = {logged, plain};
+  const std::string html = render_dashboard({run});
+  const size_t at = html.find("<section id=\"memory\">");
+  ASSERT_NE(at, std::string::npos) << html;
+  const std::string memory = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(memory.find("<tr data-f data-arch=\"n150\""), std::string::npos) << memory;  // the filter bar selects it
+  EXPECT_NE(memory.find("m1/<wbr>logged"), std::string::npos);
+  EXPECT_EQ(memory.find("m2/<wbr>plain"), std::string::npos);  // no figures: counted, not charted
+  EXPECT_NE(memory.find("1 case(s) without per-phase figures: run with --log-memory to see phases."),
+            std::string::npos)
+      << memory;
+  const size_t svg_at = memory.find("<svg id=\"memory-chart-0\"");
+  ASSERT_NE(svg_at, std::string::npos) << memory;
+  const std::string svg = memory.substr(svg_at, memory.find("</svg>", svg_at) - svg_at);
+  size_t previous = 0;
+  for (const char* column : {"load: 100.0 MiB", "golden: 250.0 MiB", "compile: 400.0 MiB", "execute: 720.0 MiB"}) {
+    const size_t found = svg.find(std::string("<title>") + column + "</title></rect>");
+    ASSERT_NE(found, std::string::npos) << column << "\n" << svg;
+    EXPECT_GT(found, previous) << column << " out of phase order";
+    previous = found;
+  }
+  EXPECT_NE(svg.find(">compare</text>"), std::string::npos) << svg;  // labelled, no column
+  EXPECT_EQ(svg.find("compare: "), std::string::npos) << svg;
+  EXPECT_EQ(count_occurrences(svg, "<rect class=\"col\""), 4u);
+  EXPECT_NE(svg.find("<line class=\"mark\""), std::string::npos);
+  EXPECT_NE(svg.find("device DRAM peak (per chip): 900.0 MiB"), std::string::npos) << svg;
+  // The device peak is the highest figure: its line is at the top of the plot,
+  // the execute column reaches 720/900 of the way there.
+  EXPECT_NE(svg.find("<line class=\"mark\" x1=\"8.0\" x2=\"352.0\" y1=\"26.0\" y2=\"26.0\">"), std::string::npos)
+      << svg;
+
+  run.results = {plain};
+  const std::string without = render_dashboard({run});
+  EXPECT_NE(without.find("No case of the latest run has per-phase memory figures: run with --log-memory to see "
+                         "phases."),
+            std::string::npos);
+  EXPECT_EQ(without.find("memory-chart-"), std::string::npos);
+}
+
 TEST(Dashboard, EmptyStoreSaysSo) {
   EXPECT_NE(render_dashboard({}).find("no runs yet"), std::string::npos);
 }

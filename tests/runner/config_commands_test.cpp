@@ -207,6 +207,51 @@ TEST_F(ConfigCommandsTest, CollectsAsXfailOnlyUnderTheBackendOfTheOverride) {
   EXPECT_EQ(out.find(kResnet50 + "\n    EXPECTED_PASSING · markers: "), 0u) << out;
 }
 
+// kXfailOnPjrt, and under run --emitc an xfail with its own reason on every backend.
+const std::string kXfailUnderEmitc = kXfailOnPjrt + R"(    emitc_overrides:
+      status: KNOWN_FAILURE_XFAIL
+      reason: generated conv differs
+)";
+
+TEST_F(ConfigCommandsTest, ShowNamesEmitcOverridesAsTheSource) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + kXfailUnderEmitc);
+  common.backend = "pjrt";
+  common.emitc = true;
+  ASSERT_EQ(show(kResnet50), 0) << err;
+  EXPECT_NE(out.find("arch: n150\nbackend: pjrt\nemitc: yes\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  status                         KNOWN_FAILURE_XFAIL      " + path("a.yaml") +
+                     ":10 (emitc_overrides)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  reason                         generated conv differs   " + path("a.yaml") +
+                     ":11 (emitc_overrides)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  backend_overrides: pjrt (" + path("a.yaml") + ":6, applied)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  emitc_overrides: (" + path("a.yaml") + ":9, applied)\n"), std::string::npos) << out;
+
+  common.emitc = false;
+  ASSERT_EQ(show(kResnet50), 0) << err;
+  EXPECT_NE(out.find("emitc: no\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  reason                         plugin lacks the fused conv " + path("a.yaml") +
+                     ":8 (backend_overrides.pjrt)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  emitc_overrides: (" + path("a.yaml") + ":9)\n"), std::string::npos) << out;
+}
+
+TEST_F(ConfigCommandsTest, CollectsAsXfailOnlyUnderEmitc) {
+  write("a.yaml", "test_config:\n  " + kResnet50 + kXfailUnderEmitc);
+  common.selection.marker = "known_failure_xfail";
+  common.emitc = true;  // on the simulated backend, whose own expectation is a pass
+  ASSERT_EQ(collect(), 0) << out;
+  EXPECT_EQ(out.find(kResnet50 + "\n    KNOWN_FAILURE_XFAIL · markers: "), 0u) << out;
+  EXPECT_NE(out.find(" · reason: generated conv differs\n"), std::string::npos) << out;
+
+  common.emitc = false;  // the marker no case carries now: an error
+  EXPECT_EQ(collect(), 2);
+}
+
 TEST_F(ConfigCommandsTest, AnUnknownBackendStopsCollect) {
   common.backend = "pjrtt";
   std::ostringstream report;

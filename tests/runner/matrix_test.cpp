@@ -1,5 +1,6 @@
 // The matrix: ids, markers (the design's full set), arch_overrides resolved
-// for --arch and backend_overrides for --backend, placeholders as cases.
+// for --arch, backend_overrides for --backend and emitc_overrides for
+// --emitc, placeholders as cases.
 #include "runner/collection/matrix.h"
 
 #include <gtest/gtest.h>
@@ -114,6 +115,28 @@ TEST(Matrix, BackendOverridesResolveForTheTargetBackend) {
   // -m selects it (and the broken loader, which -m never deselects) only under pjrt.
   EXPECT_EQ(select_cases(pjrt_cases, {"", "known_failure_xfail", {}}).selected.size(), 2u);
   EXPECT_EQ(select_cases(simulated_cases, {"", "known_failure_xfail", {}, true}).selected.size(), 1u);
+}
+
+TEST(Matrix, EmitcOverridesResolveOnlyWithEmitc) {
+  const config::TestConfig config = config_from(R"(test_config:
+  resnet/native-resnet50-single_device-inference:
+    status: EXPECTED_PASSING
+    backend_overrides:
+      pjrt: {reason: "plugin is slow"}
+    emitc_overrides: {status: KNOWN_FAILURE_XFAIL, reason: "generated conv differs"}
+)");
+  const auto is_xfail = [](const TestCase& c) {
+    return c.expectation.status == config::TestStatus::KnownFailureXfail &&
+           std::find(c.markers.begin(), c.markers.end(), "known_failure_xfail") != c.markers.end();
+  };
+  for (const char* backend : {"simulated", "pjrt"}) {
+    const auto plain_cases = build_matrix(zoo(), config, {"n150", backend});
+    EXPECT_FALSE(is_xfail(find(plain_cases, kResnet50))) << backend;
+    const auto emitc_cases = build_matrix(zoo(), config, {"n150", backend, true});
+    const TestCase& emitc = find(emitc_cases, kResnet50);
+    EXPECT_TRUE(is_xfail(emitc)) << backend;
+    EXPECT_EQ(emitc.expectation.reason, "generated conv differs") << backend;  // after the backend's block
+  }
 }
 
 TEST(Matrix, PlaceholdersAreCases) {
