@@ -31,6 +31,15 @@ const char* code_name(PJRT_Error_Code code) {
   return i < std::size(kNames) ? kNames[i] : "UNKNOWN_CODE";
 }
 
+// Frees `error` (null: nothing). A destructor's own failure is dropped this
+// way: nothing could act on it there.
+void free_error(const PJRT_Api* api, PJRT_Error* error) {
+  if (error == nullptr) return;
+  MESHTEST_PJRT_ARGS(PJRT_Error_Destroy_Args, destroy);
+  destroy.error = error;
+  api->PJRT_Error_Destroy(&destroy);
+}
+
 enum class Stage { Compile, Other };
 
 // Throws for a non-null `error` (freeing it first): "<function>: <CODE>: <message>".
@@ -44,9 +53,7 @@ void check(const PJRT_Api* api, PJRT_Error* error, const char* function, Stage s
   const bool has_code = api->PJRT_Error_GetCode(&code) == nullptr;
   const std::string text = std::string(function) + ": " + (has_code ? code_name(code.code) : "UNKNOWN") + ": " +
                            std::string(message.message != nullptr ? message.message : "", message.message_size);
-  MESHTEST_PJRT_ARGS(PJRT_Error_Destroy_Args, destroy);
-  destroy.error = error;
-  api->PJRT_Error_Destroy(&destroy);
+  free_error(api, error);
   if (has_code && code.code == PJRT_Error_Code_RESOURCE_EXHAUSTED) throw OutOfMemoryError(text);
   if (stage == Stage::Compile) throw CompileError(text);
   throw RuntimeError(text);
@@ -111,21 +118,13 @@ Buffer::~Buffer() {
   if (buffer_ == nullptr) return;
   MESHTEST_PJRT_ARGS(PJRT_Buffer_Destroy_Args, args);
   args.buffer = buffer_;
-  if (PJRT_Error* e = api_->PJRT_Buffer_Destroy(&args)) {
-    MESHTEST_PJRT_ARGS(PJRT_Error_Destroy_Args, destroy);
-    destroy.error = e;
-    api_->PJRT_Error_Destroy(&destroy);
-  }
+  free_error(api_, api_->PJRT_Buffer_Destroy(&args));
 }
 
 LoadedExecutable::~LoadedExecutable() {
   MESHTEST_PJRT_ARGS(PJRT_LoadedExecutable_Destroy_Args, args);
   args.executable = executable_;
-  if (PJRT_Error* e = api_->PJRT_LoadedExecutable_Destroy(&args)) {
-    MESHTEST_PJRT_ARGS(PJRT_Error_Destroy_Args, destroy);
-    destroy.error = e;
-    api_->PJRT_Error_Destroy(&destroy);
-  }
+  free_error(api_, api_->PJRT_LoadedExecutable_Destroy(&args));
 }
 
 std::shared_ptr<Client> Client::shared(const std::string& plugin, const std::vector<NamedValue>& options) {
@@ -197,11 +196,7 @@ Client::~Client() {
   compiled_.clear();
   MESHTEST_PJRT_ARGS(PJRT_Client_Destroy_Args, args);
   args.client = client_;
-  if (PJRT_Error* e = api_->PJRT_Client_Destroy(&args)) {
-    MESHTEST_PJRT_ARGS(PJRT_Error_Destroy_Args, destroy);
-    destroy.error = e;
-    api_->PJRT_Error_Destroy(&destroy);
-  }
+  free_error(api_, api_->PJRT_Client_Destroy(&args));
 }
 
 std::shared_ptr<LoadedExecutable> Client::compile(const std::string& mlir, const CompileOptions& options,
