@@ -37,7 +37,8 @@ namespace meshtest::backend {
 //    MemoryStats::device_seconds, DevicesUnavailable.
 // 7: CompileRequest holds backend-neutral DeviceSettings and the
 //    ShardingRequest, not the simulated compiler's options.
-constexpr int kBackendApiVersion = 7;
+// 8: CompileInfo::kernel_variants (meshtest coverage).
+constexpr int kBackendApiVersion = 8;
 
 // Thrown by compile when the program needs more devices than the backend
 // has (a mesh case on a PJRT plugin with fewer devices): the case is skipped
@@ -68,6 +69,10 @@ struct CompileInfo {
   std::string device_kind;
   int devices = 1;
   std::vector<std::string> options_not_applied;
+  // The device paths the program takes (runtime/device/kernel_variants.h
+  // item names, e.g. "linear[fidelity=LoFi]") with how many instructions
+  // take each; empty where the backend cannot say (a PJRT plugin).
+  std::map<std::string, int64_t> kernel_variants;
 };
 
 struct MemoryStats {

@@ -11,9 +11,11 @@
 
 #include "compiler/compile.h"
 #include "compiler/compile_cache.h"
+#include "compiler/pass.h"
 #include "compiler/program_text.h"
 #include "core/error.h"
 #include "core/ir_text.h"
+#include "runtime/device/kernel_variants.h"
 #include "runtime/mesh/mesh_runtime.h"
 
 namespace meshtest::backend {
@@ -54,6 +56,7 @@ CompileInfo info_of(const compiler::CompileResult& result) {
   info.planned_peak_dram_bytes = result.program.planned_peak_dram_bytes;
   info.planned_peak_l1_bytes = result.program.planned_peak_l1_bytes;
   info.device_ops = static_cast<int64_t>(result.program.instrs.size());
+  info.kernel_variants = runtime::program_kernel_variants(result.program);
   if (result.sharding) {
     info.mesh = result.sharding->mesh.text();
     info.sharding_fallbacks = result.sharding->fallbacks;
@@ -293,6 +296,12 @@ class SimulatedBackend : public Backend {
 }  // namespace
 
 std::string default_cache_dir() { return compiler::CompileCache::default_dir(); }
+
+std::vector<std::string> simulated_compiler_passes() {
+  std::vector<std::string> out;
+  for (const compiler::PassInfo& p : compiler::pass_registry()) out.emplace_back(p.name);
+  return out;
+}
 
 std::unique_ptr<Backend> make_simulated_backend(const BackendConfig& config) {
   return std::make_unique<SimulatedBackend>(config);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "backend/registry.h"
@@ -17,6 +19,10 @@ std::unique_ptr<Backend> make_simulated_backend(const BackendConfig& config);
 // The compile cache's folder when a run names none: MESHTEST_CACHE_DIR, else
 // $XDG_CACHE_HOME/meshtest, else ~/.cache/meshtest (generated code is cached there too).
 std::string default_cache_dir();
+
+// The simulated compiler's passes (compiler/pass_registry.cpp), in pipeline
+// order: what `meshtest coverage` expects some case to fire.
+std::vector<std::string> simulated_compiler_passes();
 
 // `chips` chips of kind `chip`, no compile cache.
 std::unique_ptr<Backend> make_simulated_backend(const runtime::ChipSpec& chip, int chips);

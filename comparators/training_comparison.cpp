@@ -1,6 +1,6 @@
 // Training comparison: forward output, gradients (vanishing ones by
 // magnitude, the others by the case's checks plus their L2 norm), gradient
-// sets, updated weights.
+// sets, updated weights, updated buffers (by their update).
 #include "comparators/training_comparison.h"
 
 #include <algorithm>
@@ -55,6 +55,15 @@ const Tensor* device_tensor(const TrainingTensors& device, const std::vector<Ten
   return at == device.with_gradient.end() || j >= of.size() ? nullptr : &of[j];
 }
 
+// after - before, elementwise in f32 (one shape).
+Tensor update_of(const Tensor& after, const Tensor& before) {
+  const std::vector<float> a = after.to_f32_vector();
+  const std::vector<float> b = before.to_f32_vector();
+  std::vector<float> d(a.size());
+  for (size_t k = 0; k < a.size() && k < b.size(); ++k) d[k] = a[k] - b[k];
+  return Tensor::from_f32(after.shape(), d);
+}
+
 }  // namespace
 
 TrainingVerdict compare_training(const std::string& output, const TrainingTensors& golden,
@@ -69,8 +78,11 @@ TrainingVerdict compare_training(const std::string& output, const TrainingTensor
   ComparisonConfig gradient_config = config;
   gradient_config.assert_scale = true;
   gradient_config.scale_tolerance = kGradientNormTolerance;
+  ComparisonConfig buffer_config = config;
+  buffer_config.scale_tolerance = std::max(config.scale_tolerance, kBufferUpdateScaleTolerance);
   auto compare = [&](const std::string& kind, const std::string& name, const Tensor& d, const Tensor& g) {
-    const OutputMetrics m = compare_tensors(name, d, g, kind == "gradient" ? gradient_config : config);
+    const OutputMetrics m = compare_tensors(
+        name, d, g, kind == "gradient" ? gradient_config : kind == "buffer_update" ? buffer_config : config);
     const std::string& failure = m.failure;
     TensorCheck c = check_of(kind, name, m);
     c.passed = m.passed;
@@ -83,6 +95,8 @@ TrainingVerdict compare_training(const std::string& output, const TrainingTensor
         fail(failure, "FORWARD");
       else if (kind == "gradient")
         fail(parameter_failure("gradient", name, failure), "BACKWARD");
+      else if (kind == "buffer_update")
+        fail(parameter_failure("running update", name, failure), "FORWARD");
       else
         fail(parameter_failure("updated weight", name, failure), "BACKWARD");
     }
@@ -135,6 +149,23 @@ TrainingVerdict compare_training(const std::string& output, const TrainingTensor
     if (const Tensor* d = device_tensor(device, device.updated, name)) {
       compare("updated_weight", name, *d, golden.updated[i]);
     }
+  }
+  // Updated buffers, by their update (see the header).
+  if (device.buffer_names != golden.buffer_names || device.buffers.size() != golden.buffers.size() ||
+      golden.buffers_before.size() != golden.buffers.size()) {
+    fail("updated buffers differ: the device returns " + std::to_string(device.buffers.size()) + ", the golden " +
+             std::to_string(golden.buffers.size()),
+         "FORWARD");
+    return t;
+  }
+  for (size_t i = 0; i < golden.buffers.size(); ++i) {
+    const Tensor& before = golden.buffers_before[i];
+    if (device.buffers[i].shape() != before.shape() || golden.buffers[i].shape() != before.shape()) {
+      compare("buffer_update", golden.buffer_names[i], device.buffers[i], golden.buffers[i]);  // names the shapes
+      continue;
+    }
+    compare("buffer_update", golden.buffer_names[i], update_of(device.buffers[i], before),
+            update_of(golden.buffers[i], before));
   }
   return t;
 }

@@ -1,7 +1,9 @@
 // The comparison policy of a training case: the forward output, every
 // parameter gradient and, after an optimizer step, every updated weight,
 // each with the case's checks (metrics.h), plus the gradient policy below;
-// the sets of parameters with a gradient must agree on both sides.
+// the sets of parameters with a gradient must agree on both sides. Updated
+// buffers (a training-mode batch norm's running statistics) are forward
+// outputs, never gradients: each is judged by its update, below.
 #pragma once
 
 #include <string>
@@ -18,11 +20,15 @@ struct TrainingTensors {
   std::vector<std::string> with_gradient;  // parameter names ...
   std::vector<Tensor> gradients;           // ... and their gradients, index for index
   std::vector<Tensor> updated;             // after an optimizer step, as `gradients` (empty: no step)
+  std::vector<std::string> buffer_names;   // updated buffers (running statistics), by buffer name ...
+  std::vector<Tensor> buffers;             // ... their values after the step, index for index
+  std::vector<Tensor> buffers_before;      // golden only: their values before it (the weights)
 };
 
 // One compared tensor.
 struct TensorCheck {
-  std::string kind;  // "output", "gradient" (named by its parameter), "updated_weight" (ditto)
+  std::string kind;  // "output", "gradient" (named by its parameter), "updated_weight" (ditto),
+                     // "buffer_update" (named by its buffer)
   std::string name;
   double pcc = 0.0;
   double atol = 0.0;
@@ -38,10 +44,10 @@ struct TrainingVerdict {
   // layer1.0.conv1.weight: PCC 0.41 < required 0.99", or the parameters whose
   // gradient exists on one side only.
   std::string message;
-  std::string failed_pass;  // "FORWARD" (the forward output failed), "BACKWARD" (a gradient or
-                            // an updated weight did), "" (passed)
+  std::string failed_pass;  // "FORWARD" (the forward output or an updated buffer failed),
+                            // "BACKWARD" (a gradient or an updated weight did), "" (passed)
   // The forward output, then one per parameter in the golden's order, then
-  // with an optimizer step one per updated weight.
+  // with an optimizer step one per updated weight, then one per updated buffer.
   std::vector<TensorCheck> checks;
   double min_pcc = 1.0;  // over the output and the gradients judged by PCC (not vanishing ones, nor
                          // ones under kMinPccElements)
@@ -63,6 +69,20 @@ inline constexpr double kVanishingGradientDevice = 1e-4;
 // of the golden's. bf16 noise moves the norm by a few percent at most (noise
 // with PCC 0.97 adds about 3%); a factor of 1.5 moves it by 50%.
 inline constexpr double kGradientNormTolerance = 0.2;
+
+// An updated buffer is judged by its update, after - before (before: the
+// buffer's value, the same on both sides), with the case's checks as an
+// output: momentum keeps 90% of a running statistic, so the new value itself
+// correlates with the golden's even when the batch statistic folded into it
+// is wrong or missing; its update is 10% of (batch statistic - running) and
+// is not. Sides must name the same buffers.
+// The update's L2 norm must be within this fraction of the golden's. The
+// device stores the new statistic in bf16, rounded by up to 0.4% of itself,
+// which is 4% of a 10% update: element by element that is noise PCC absorbs,
+// but it moves the update's norm by a few percent (2.5% on a running_var in
+// tests/runner/training_batch_norm_test.cpp), past the outputs' 2%. A wrong
+// momentum (0.9 for 0.1: 9x) or a missing update (0x) stays far outside 10%.
+inline constexpr double kBufferUpdateScaleTolerance = 0.1;
 
 // Compares the device's training results with the golden's (`output`: the
 // differentiated output's name) with `config`'s checks and the policy above.

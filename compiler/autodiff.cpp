@@ -126,7 +126,8 @@ class Backward {
 
 }  // namespace
 
-TrainingGraph build_training_graph(const Graph& forward, std::string_view output) {
+TrainingGraph build_training_graph(const Graph& forward, std::string_view output,
+                                   const std::vector<std::string>& kept_outputs) {
   TrainingGraph result;
   Graph& graph = result.graph;
   graph = forward;
@@ -155,6 +156,11 @@ TrainingGraph build_training_graph(const Graph& forward, std::string_view output
     graph.outputs.push_back({kGradientPrefix + p.name, g});
     result.with_gradient.push_back(p.name);
   }
+  for (const std::string& name : kept_outputs) {
+    if (name == result.output) throw CompileError("the differentiated output '" + name + "' cannot also be kept");
+    graph.outputs.push_back({name, find_output(forward, name)});
+    result.kept_outputs.push_back(name);
+  }
   remove_dead_ops(graph);
   verify_graph(graph);
   return result;
@@ -175,7 +181,9 @@ void append_sgd_step(TrainingGraph& training, double learning_rate) {
     const ValueId w = weight->value;
     updated.push_back({kUpdatedPrefix + name, e.sub(w, e.scale(gradient->value, learning_rate))});
   }
-  graph.outputs.insert(graph.outputs.end(), updated.begin(), updated.end());
+  // After the gradients, before the kept outputs (which end the list).
+  const auto kept = static_cast<std::ptrdiff_t>(training.kept_outputs.size());
+  graph.outputs.insert(graph.outputs.end() - kept, updated.begin(), updated.end());
   verify_graph(graph);
 }
 

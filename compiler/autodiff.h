@@ -27,11 +27,14 @@ struct TrainingGraph {
   // Inputs: the forward inputs plus kSeedGradientInput. Weights: the forward
   // weights (sharing storage, lazy stays lazy). Outputs: first the
   // differentiated forward output (its own name), then one gradient per
-  // weight that receives one, in weight order, named "grad/<weight name>".
+  // weight that receives one, in weight order, named "grad/<weight name>",
+  // then (append_sgd_step) the updated weights, and last the kept forward
+  // outputs (their own names, in the order asked).
   Graph graph;
   std::string output;                       // the differentiated forward output
   std::vector<std::string> with_gradient;   // weight names, in gradient-output order
   std::vector<std::string> without_gradient;  // weights no gradient reaches (unused, or only via non-differentiable ops)
+  std::vector<std::string> kept_outputs;    // other forward outputs passed through (never differentiated)
 };
 
 // Outputs of the optimizer step are named kUpdatedPrefix + parameter name.
@@ -40,13 +43,17 @@ constexpr const char* kUpdatedPrefix = "updated/";
 // Differentiates `forward` with respect to every weight, for the output named
 // `output` (empty: the first output). Float inputs are not differentiated.
 // Throws CompileError naming the op when an op on a path from a weight to the
-// output has no rule.
-TrainingGraph build_training_graph(const Graph& forward, std::string_view output);
+// output has no rule. `kept_outputs` names other forward outputs the training
+// graph returns too, as computed by the forward (a training-mode batch norm's
+// updated running statistics, sdk::kUpdatedBufferPrefix); CompileError when
+// one is missing.
+TrainingGraph build_training_graph(const Graph& forward, std::string_view output,
+                                   const std::vector<std::string>& kept_outputs = {});
 
 // Appends one plain SGD step to `training` (meshtest run --optimizer-step
 // sgd:LR): for every weight with a gradient, in with_gradient order, the
 // output "updated/<name>" = weight - learning_rate * gradient, in the
-// weight's dtype, after the gradient outputs.
+// weight's dtype, after the gradient outputs (before the kept outputs).
 void append_sgd_step(TrainingGraph& training, double learning_rate);
 
 // Whether the op has a vector-Jacobian rule (false for index/integer ops such
@@ -94,13 +101,16 @@ const OpTable<VjpEntry>& vjp_rules();
 // - Kinks: relu'(0) = 0; maximum(a, b) sends the gradient to a where a >= b,
 //   to b where b > a; reduce_max splits it evenly among tied maxima;
 //   max_pool2d sends it to the first maximum of each window (row-major).
-// - batch_norm has inference semantics (mean and var are fixed inputs, not
-//   batch statistics). scale, bias, mean and var all receive their true
-//   gradients of y = (x - mean) / sqrt(var + eps) * scale + bias:
+// - batch_norm normalises with the mean and var it is given. scale, bias,
+//   mean and var all receive their true gradients of
+//   y = (x - mean) / sqrt(var + eps) * scale + bias:
 //     dscale = sum(dy * xhat), dbias = sum(dy), dmean = -sum(dy) * scale * r,
 //     dvar = -0.5 * sum(dy * (x - mean)) * scale * r^3,  r = 1/sqrt(var + eps)
-//   (sums over N, H, W), so running statistics stored as weights appear in
-//   with_gradient; a caller that treats them as buffers ignores those outputs.
+//   (sums over N, H, W). In inference form mean and var are the running
+//   statistics (weights, so they appear in with_gradient); in training form
+//   (models/common/batch_norm.h) they are batch statistics computed from x by
+//   reduce_sum ops, so dmean and dvar flow on into x: the input gradient of
+//   batch-statistics batch norm, and the running statistics get none.
 // - layer_norm / rms_norm differentiate through the statistics (mean and
 //   variance of x), as PyTorch does; gelu uses the exact derivative of the
 //   form given by `approximate`.

@@ -19,7 +19,7 @@ namespace meshtest::compiler {
 
 // Bumped whenever the compiler's output may change for the same input; part
 // of every compile-cache key.
-constexpr const char* kCompilerVersion = "meshtest-compiler 3";
+constexpr const char* kCompilerVersion = "meshtest-compiler 4";
 
 struct CompileResult {
   // Memory-planned program. Its weights hold only data the compiler made

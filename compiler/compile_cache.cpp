@@ -18,6 +18,7 @@
 
 #include "compiler/program_serialize.h"
 #include "core/atomic_file.h"
+#include "core/build_id.h"
 #include "core/error.h"
 #include "core/mutation.h"
 
@@ -131,6 +132,10 @@ std::string compile_cache_key(const Graph& graph, const CompileOptions& options,
   h.str(options.fingerprint());
   h.str(target);
   h.str(kCompilerVersion);
+  // The build that holds this compiler: a rebuilt compiler never gets a
+  // program an older build compiled, whether or not kCompilerVersion moved.
+  static const std::string compiler_build = build_id_of(reinterpret_cast<const void*>(&compile_cache_key));
+  h.str(compiler_build);
   // A mutated compiler or device (core/mutation.h) gets keys of its own, so
   // a mutated program never serves or pollutes a normal run.
   if (active_mutant() != MutantId::None) h.str("mutant " + std::string(active_mutant_name()));

@@ -1,6 +1,7 @@
 // The on-disk compile cache: compiled programs keyed by the graph (everything
 // its IR text says, hashed structurally), weights identity (initializers, or a hash of weight data), compile options,
-// the target (arch, mesh), the compiler version and the active mutant
+// the target (arch, mesh), the compiler version and the build id of the binary
+// holding the compiler (core/build_id.h: any rebuild gets fresh keys), and the active mutant
 // (core/mutation.h; none for normal runs). Entries live in
 // MESHTEST_CACHE_DIR (default $XDG_CACHE_HOME/meshtest or ~/.cache/meshtest),
 // one file per key, written atomically. A corrupted or foreign entry is

@@ -1,10 +1,12 @@
 // Host f32 kernels for const-eval: small, clear loops (weights only, once per
-// compile), in a table keyed by op; an op not in it is not folded.
+// compile), in a table keyed by op; an op not in it is not folded. The
+// transpose kernel holds the const_eval_transpose_perm_inverted mutant.
 #include "compiler/const_eval_kernels.h"
 
 #include <cmath>
 
 #include "core/error.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler {
 
@@ -62,12 +64,22 @@ Tensor transpose_kernel(const Attrs& attrs, const std::vector<const Tensor*>& in
   Tensor out(DType::F32, out_shape);
   float* o = out.data<float>();
   const float* a = in[0]->data<float>();
-  const auto perm = attrs.get_ints("perm");
+  const auto rank = static_cast<int64_t>(in[0]->shape().size());
+  std::vector<int64_t> perm;
+  for (int64_t p : attrs.get_ints("perm")) perm.push_back(normalize_axis(p, rank));
+  if (mutant_active(MutantId::ConstEvalTransposePermInverted)) {  // the inverse permutation, same element count
+    std::vector<int64_t> inverse(perm.size());
+    for (size_t d = 0; d < perm.size(); ++d) inverse[static_cast<size_t>(perm[d])] = static_cast<int64_t>(d);
+    perm = inverse;
+  }
   const std::vector<int64_t> src = shape_strides(in[0]->shape());
   std::vector<int64_t> strides(perm.size());
-  for (size_t d = 0; d < perm.size(); ++d)
-    strides[d] = src[static_cast<size_t>(normalize_axis(perm[d], static_cast<int64_t>(perm.size())))];
-  for_each_index(out_shape, {strides}, [&](int64_t i, const std::vector<int64_t>& off) { o[i] = a[off[0]]; });
+  Shape walked(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) {
+    strides[d] = src[static_cast<size_t>(perm[d])];
+    walked[d] = in[0]->shape()[static_cast<size_t>(perm[d])];
+  }
+  for_each_index(walked, {strides}, [&](int64_t i, const std::vector<int64_t>& off) { o[i] = a[off[0]]; });
   return out;
 }
 

@@ -3,8 +3,11 @@
 #include "compiler/lower.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "core/error.h"
+#include "core/mutation.h"
 #include "core/parallel.h"
 #include "core/simd.h"
 
@@ -14,6 +17,26 @@ namespace {
 
 // Elements (or bfp8_b blocks) per parallel conversion task.
 constexpr int64_t kConvertChunk = int64_t{1} << 16;
+
+// The bfp8_encoder_truncates mutant (core/mutation.h): `f` (f32) with every
+// value cut toward zero to a multiple of its bfp8_b block's mantissa step,
+// what an encoder that truncates instead of rounding keeps.
+Tensor truncated_to_bfp8_steps(const Tensor& f) {
+  Tensor out = Tensor::uninitialized(DType::F32, f.shape());
+  std::copy(f.data<float>(), f.data<float>() + f.numel(), out.data<float>());
+  float* v = out.data<float>();
+  for (int64_t b = 0; b < bfp8_b_block_count(f.shape()); ++b) {
+    const Bfp8BlockSpan span = bfp8_b_block_span(f.shape(), b);
+    float largest = 0.0f;
+    for (int64_t i = 0; i < span.count; ++i) largest = std::max(largest, std::fabs(v[span.first + i]));
+    if (largest == 0.0f || !std::isfinite(largest)) continue;
+    int exponent = 0;
+    std::frexp(largest, &exponent);
+    const float step = std::ldexp(1.0f, exponent - 7);  // 7 mantissa bits below the block's leading one
+    for (int64_t i = 0; i < span.count; ++i) v[span.first + i] = std::trunc(v[span.first + i] / step) * step;
+  }
+  return out;
+}
 
 // Tensor::to with the common f32 -> bf16 / bfp8_b cases split across threads
 // (same element and block functions, so bit-identical to Tensor::to).
@@ -25,8 +48,11 @@ Tensor convert_for_device(const Tensor& src, DType target) {
   Tensor out = Tensor::uninitialized(target, f.shape());
   if (target == DType::BFP8_B) {
     auto* o = static_cast<uint8_t*>(out.raw_data());
+    std::optional<Tensor> truncated;
+    if (mutant_active(MutantId::Bfp8EncoderTruncates)) truncated = truncated_to_bfp8_steps(f);
+    const float* encoded = truncated ? truncated->data<float>() : in;
     parallel_ranges(bfp8_b_block_count(f.shape()), kConvertChunk / kBfp8BlockSize,
-                    [&](int64_t begin, int64_t end) { encode_bfp8_b_blocks(in, f.shape(), begin, end, o); });
+                    [&](int64_t begin, int64_t end) { encode_bfp8_b_blocks(encoded, f.shape(), begin, end, o); });
   } else if (target == DType::BF16) {
     uint16_t* o = out.data<uint16_t>();
     parallel_ranges(f.numel(), kConvertChunk, [&](int64_t begin, int64_t end) {
@@ -57,6 +83,7 @@ DeviceProgram lower_graph(const Graph& graph) {
     b.kind = kind;
     b.type = graph.type(value);
     b.name = name;
+    b.value = value;
     buffer_of[static_cast<size_t>(value)] = b.id;
     program.buffers.push_back(std::move(b));
     return program.buffers.back().id;

@@ -105,7 +105,7 @@ namespace {
 
 constexpr std::string_view kMagic = "MTPROG02";
 // The fewest bytes each record takes (empty lists and strings).
-constexpr size_t kMinBufferBytes = 4 + 1 + (1 + 4) + 4 + 8 + 1;
+constexpr size_t kMinBufferBytes = 4 + 1 + (1 + 4) + 4 + 8 + 1 + 4;
 constexpr size_t kMinInstrBytes = 4 + 4 + 4 + 4 + 4 + 4;
 constexpr size_t kMinWeightBytes = 4 + (1 + 4) + 8;
 constexpr size_t kMinOutputBytes = 4 + 4;
@@ -284,6 +284,7 @@ void write_buffer(Writer& w, const DeviceBuffer& b) {
   w.str(b.name);
   w.i64(b.device_bytes);
   w.u8(static_cast<uint8_t>(b.space));
+  w.i32(b.value);
 }
 
 // Records are built whole and moved into the program (designated initializers
@@ -295,7 +296,8 @@ DeviceBuffer read_buffer(Reader& r) {
                       .type = r.type(),
                       .name = std::string(r.str()),
                       .device_bytes = r.i64(),
-                      .space = r.enumerated<MemorySpace>(2, "bad memory space")};
+                      .space = r.enumerated<MemorySpace>(2, "bad memory space"),
+                      .value = r.i32()};
 }
 
 // Writes the distinct attribute sets of `instrs` (each once, in order of first

@@ -8,17 +8,23 @@ namespace meshtest::config {
 
 namespace {
 
-// The block of `kind` that `target` picks, or null.
-const Override* applied_block(const TestEntry& entry, const OverrideKind& kind, const OverrideTarget& target) {
-  for (const Override& o : entry.*kind.blocks) {
-    if (applies(kind, o, target)) return &o;
+// The blocks of `kind` that `target` picks, in the order they apply.
+std::vector<const Override*> applied_blocks(const TestEntry& entry, const OverrideKind& kind,
+                                            const OverrideTarget& target) {
+  std::vector<const Override*> blocks;
+  for (const std::string& name : kind.picked(target)) {
+    for (const Override& o : entry.*kind.blocks) {
+      if (o.name == name) blocks.push_back(&o);
+    }
   }
-  return nullptr;
+  return blocks;
 }
 
-std::string_view picked_arch(const OverrideTarget& t) { return t.arch; }
-std::string_view picked_backend(const OverrideTarget& t) { return t.backend; }
-std::string_view picked_emitc(const OverrideTarget& t) { return t.emitc ? "emitc" : ""; }
+std::vector<std::string> picked_arch(const OverrideTarget& t) { return {t.arch}; }
+std::vector<std::string> picked_backend(const OverrideTarget& t) { return backend_override_names(t.backend); }
+std::vector<std::string> picked_emitc(const OverrideTarget& t) {
+  return t.emitc ? std::vector<std::string>{"emitc"} : std::vector<std::string>{};
+}
 
 }  // namespace
 
@@ -45,19 +51,21 @@ std::string block_label(const OverrideKind& kind, const Override& block) {
 }
 
 bool applies(const OverrideKind& kind, const Override& block, const OverrideTarget& target) {
-  const std::string_view picked = kind.picked(target);
-  return !picked.empty() && block.name == picked;
+  for (const std::string& name : kind.picked(target)) {
+    if (!name.empty() && block.name == name) return true;
+  }
+  return false;
 }
 
 TestEntry resolve_overrides(const TestEntry& entry, const OverrideTarget& target) {
   TestEntry resolved = entry;
   for (const OverrideKind& kind : override_kinds()) {
-    const Override* o = applied_block(entry, kind, target);
-    if (o == nullptr) continue;
-    for (const auto& [name, where] : o->fields.sources) {
-      if (const FieldSpec* field = find_field(name)) {
-        field->copy(o->fields, resolved);
-        resolved.sources[name] = where;
+    for (const Override* o : applied_blocks(entry, kind, target)) {
+      for (const auto& [name, where] : o->fields.sources) {
+        if (const FieldSpec* field = find_field(name)) {
+          field->copy(o->fields, resolved);
+          resolved.sources[name] = where;
+        }
       }
     }
   }
@@ -68,8 +76,10 @@ std::optional<std::string> override_origin(const TestEntry& entry, const Overrid
                                            std::string_view field) {
   const std::vector<OverrideKind>& kinds = override_kinds();
   for (auto kind = kinds.rbegin(); kind != kinds.rend(); ++kind) {  // the last applied wins
-    const Override* o = applied_block(entry, *kind, target);
-    if (o != nullptr && o->fields.sources.count(std::string(field))) return block_label(*kind, *o);
+    const std::vector<const Override*> blocks = applied_blocks(entry, *kind, target);
+    for (auto o = blocks.rbegin(); o != blocks.rend(); ++o) {
+      if ((*o)->fields.sources.count(std::string(field))) return block_label(*kind, **o);
+    }
   }
   return std::nullopt;
 }

@@ -19,6 +19,8 @@ namespace meshtest::config {
 // What a run targets: the blocks named by these apply.
 struct OverrideTarget {
   std::string arch;
+  // backend_overrides.<backend> applies, and for "pjrt:<platform>" first
+  // backend_overrides.pjrt, then backend_overrides.pjrt:<platform>
   std::string backend = std::string(kDefaultBackendName);
   bool emitc = false;  // run --emitc
 };
@@ -31,7 +33,8 @@ struct OverrideKind {
   std::string_view noun;                     // what its keys name: "arch" (named kinds)
   std::string_view one_block;                // a block, in messages: "an arch override"
   std::vector<Override> TestEntry::*blocks;  // where an entry keeps its blocks
-  std::string_view (*picked)(const OverrideTarget& target);  // the name of the block the run picks ("": none)
+  // the names of the blocks the run picks, in the order they apply (none: empty)
+  std::vector<std::string> (*picked)(const OverrideTarget& target);
   std::optional<std::string> (*unknown_name_message)(std::string_view name);  // nullopt: a known name (named kinds)
   std::string_view only_block;               // non-empty: the kind is unnamed, its block kept under this name
   bool named() const { return only_block.empty(); }
@@ -43,8 +46,9 @@ const std::vector<OverrideKind>& override_kinds();
 const OverrideKind* find_override_kind(std::string_view field);
 
 // The entry as it applies to `target`: its own fields, then those of
-// arch_overrides.<arch>, then those of backend_overrides.<backend>, then
-// (with --emitc) those of emitc_overrides.
+// arch_overrides.<arch>, then those of backend_overrides.<backend> (for
+// pjrt:<platform>, .pjrt then .pjrt:<platform>), then (with --emitc) those of
+// emitc_overrides.
 // `sources` of replaced fields point into the block.
 TestEntry resolve_overrides(const TestEntry& entry, const OverrideTarget& target);
 

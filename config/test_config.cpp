@@ -182,7 +182,8 @@ void load_test_config_text(std::string_view text, const std::string& file, TestC
 bool is_test_config_file(const std::string& path) {
   const fs::path p(path);
   const auto ext = p.extension();
-  return (ext == ".yaml" || ext == ".yml") && p.filename() != kFailureReasonsFileName;
+  return (ext == ".yaml" || ext == ".yml") && p.filename() != kFailureReasonsFileName &&
+         p.parent_path().filename() != kFailureReasonsDirName;
 }
 
 TestConfig load_test_config(const std::string& path, std::vector<Diagnostic>& diagnostics) {

@@ -102,9 +102,11 @@ struct TestConfig {
 // The failure classes file (reports/failure_classes.h) lives in the
 // test_config folder but is no test_config file.
 inline constexpr const char* kFailureReasonsFileName = "failure_reasons.yaml";
+// ... or the folder of such files.
+inline constexpr const char* kFailureReasonsDirName = "failure_reasons";
 
 // Whether a file in a test_config folder holds test_config entries: *.yaml or
-// *.yml, but not kFailureReasonsFileName.
+// *.yml, but not kFailureReasonsFileName nor a file in a kFailureReasonsDirName folder.
 bool is_test_config_file(const std::string& path);
 
 // Loads and merges every test_config file under `path` (is_test_config_file,

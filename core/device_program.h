@@ -33,6 +33,11 @@ struct DeviceBuffer {
   std::string name;          // graph input or weight name; empty for activations
   int64_t device_bytes = 0;  // tile-padded footprint
   MemorySpace space = MemorySpace::Dram;
+  // The graph value it holds (activations and params; the passes keep a value's
+  // id, a fused op's result is its root's): how a device result is matched with
+  // the golden's value of the un-compiled graph (runner/pipeline/golden_anchor.h).
+  // kNoValue (-1) for a buffer with no graph value.
+  int32_t value = -1;
 };
 
 // A list of buffer ids; up to four are kept inline (no allocation).

@@ -89,9 +89,120 @@ constexpr std::array kCatalogue{
                "layer_norm input gradient without the mean(g) term"},
     MutantInfo{M::VjpMatmulTransposedOperand, "vjp_matmul_transposed_operand", "vjp", S::VjpRule, K::Matmul,
                "matmul gradient multiplies by a square operand without transposing it"},
+    // Issue 33: the catalogue by classes.
+    MutantInfo{M::RmsNormWeightIgnored, "rms_norm_weight_ignored", "param-ignored", S::DeviceKernel, K::RmsNorm,
+               "rms_norm ignores its weight (gain 1)"},
+    MutantInfo{M::SdpaScaleIgnored, "sdpa_scale_ignored", "param-ignored", S::DeviceKernel, K::Sdpa,
+               "sdpa ignores its scale attribute (scores unscaled)"},
+    MutantInfo{M::RmsNormMeanSubtracted, "rms_norm_mean_subtracted", "formula", S::DeviceKernel, K::RmsNorm,
+               "rms_norm centres each row first (layer_norm's statistics without beta)"},
+    MutantInfo{M::TanhHalfArgument, "tanh_half_argument", "formula", S::DeviceKernel, K::Tanh,
+               "tanh computed as 2*sigmoid(x)-1 (= tanh(x/2)) instead of 2*sigmoid(2x)-1"},
+    MutantInfo{M::SdpaMaskRowOffByOne, "sdpa_mask_row_off_by_one", "attention", S::DeviceKernel, K::Sdpa,
+               "sdpa reads query q's mask row at q+1 (last row kept): a causal mask lets each query see one future key"},
+    MutantInfo{M::SdpaScaleOneOverD, "sdpa_scale_1_over_d", "attention", S::DeviceKernel, K::Sdpa,
+               "sdpa scales scores by scale^2 (1/d instead of 1/sqrt(d))"},
+    MutantInfo{M::GqaKvHeadRotated, "gqa_kv_head_rotated", "attention", S::DeviceKernel, K::Matmul,
+               "matmul broadcasting a size-1 group dim (grouped-query attention): query group g of KV head h reads "
+               "KV head (h+g) mod heads"},
+    MutantInfo{M::MaxPool2dWindowShifted, "max_pool2d_window_shifted", "indexing", S::DeviceKernel, K::MaxPool2d,
+               "max_pool2d reads every window one row down (the last row repeated)"},
+    MutantInfo{M::ReduceSumSkipsLast, "reduce_sum_skips_last_element", "reduction", S::DeviceKernel, K::ReduceSum,
+               "reduce_sum over one axis stops one element short (loop bound n-1)"},
+    MutantInfo{M::ReduceSumBf16Accumulation, "reduce_sum_bf16_accumulation", "accumulation", S::DeviceKernel,
+               K::ReduceSum, "reduce_sum over one axis accumulates in bf16 (rounds after every add)"},
+    MutantInfo{M::LinearBf16Accumulation, "linear_bf16_accumulation", "accumulation", S::DeviceKernel, K::Linear,
+               "linear adds the partial sums of its 32-wide K tiles in bf16"},
+    MutantInfo{M::Conv2dBf16Accumulation, "conv2d_bf16_accumulation", "accumulation", S::DeviceKernel, K::Conv2d,
+               "conv2d (groups 1) adds the partial sums of its >= 32-long input-channel tiles in bf16"},
+    MutantInfo{M::LayerNormBf16Statistics, "layer_norm_bf16_statistics", "accumulation", S::DeviceKernel,
+               K::LayerNorm, "layer_norm accumulates its mean and variance sums in bf16"},
+    MutantInfo{M::SoftmaxBf16Accumulation, "softmax_bf16_accumulation", "accumulation", S::DeviceKernel, K::Softmax,
+               "softmax accumulates its denominator in bf16"},
+    MutantInfo{M::AllReduceBf16Accumulation, "all_reduce_bf16_accumulation", "accumulation", S::Collective,
+               K::AllReduce, "all_reduce of bf16 shards rounds to bf16 after every add"},
+    MutantInfo{M::DivBf16Reciprocal, "div_via_bf16_reciprocal", "numerics", S::DeviceKernel, K::Div,
+               "div computes a * bf16(1/b): the reciprocal rounded to bf16 before the multiply"},
+    MutantInfo{M::Bfp8EncoderTruncates, "bfp8_encoder_truncates", "numerics", S::DeviceNumerics, std::nullopt,
+               "the bfp8_b weight encoder truncates mantissas toward zero (shrinks weights) instead of rounding"},
+    MutantInfo{M::BatchNormShiftUsesGamma, "batch_norm_shift_uses_gamma", "compiler-pass", S::CompilerPass,
+               K::BatchNorm, "decompose folds batch_norm's shift as bias - mean*gamma (gamma, not gamma/sqrt(var+eps))"},
+    MutantInfo{M::BatchNormEpsWrong, "batch_norm_eps_1e_3", "compiler-pass", S::CompilerPass, K::BatchNorm,
+               "decompose folds batch_norm with eps 1e-3 instead of the op's"},
+    MutantInfo{M::FuseLayerNormGammaBetaSwapped, "fuse_layer_norm_gamma_beta_swapped", "compiler-pass",
+               S::CompilerPass, K::LayerNorm, "fuse gives the fused layer_norm its gamma and beta operands swapped"},
+    MutantInfo{M::FuseSdpaDivisorAsScale, "fuse_sdpa_divisor_as_scale", "compiler-pass", S::CompilerPass, K::Sdpa,
+               "fuse takes the divisor of scores / c as sdpa's scale (c instead of 1/c)"},
+    MutantInfo{M::FuseGeluTanhMarkedExact, "fuse_gelu_tanh_marked_exact", "compiler-pass", S::CompilerPass, K::Gelu,
+               "fuse marks a matched tanh-form gelu as exact (approximate none)"},
+    MutantInfo{M::FuseRmsNormEpsDropped, "fuse_rms_norm_eps_dropped", "compiler-pass", S::CompilerPass, K::RmsNorm,
+               "fuse records the fused rms_norm's eps as 0"},
+    MutantInfo{M::ConstEvalTransposePermInverted, "const_eval_transpose_perm_inverted", "compiler-pass",
+               S::CompilerPass, K::Transpose,
+               "const-eval folds a transpose with the inverse permutation (same for swaps, wrong for 3-cycles)"},
+    MutantInfo{M::AllGatherChunkOrderRotated, "all_gather_chunk_order_rotated", "collective", S::Collective,
+               K::AllGather, "all_gather places member r+1's block at position r (ring order off by one)"},
+    MutantInfo{M::ReduceScatterChunkMismatch, "reduce_scatter_chunk_mismatch", "collective", S::Collective,
+               K::ReduceScatter, "reduce_scatter gives member r block r+1 of the sum"},
+    MutantInfo{M::AllReduceMeanForSum, "all_reduce_mean_for_sum", "collective", S::Collective, K::AllReduce,
+               "all_reduce averages instead of summing (wrong reduction op)"},
+    MutantInfo{M::AllReduceOverWholeMesh, "all_reduce_over_whole_mesh", "collective", S::Collective, K::AllReduce,
+               "all_reduce sums over every chip of the mesh, not only its axis group"},
+    MutantInfo{M::VjpSiluSigmoidOnly, "vjp_silu_sigmoid_only", "vjp", S::VjpRule, K::Silu,
+               "silu gradient sigmoid(x), without the x*s*(1-s) term"},
+    MutantInfo{M::VjpDivDenominatorSign, "vjp_div_denominator_sign", "vjp", S::VjpRule, K::Div,
+               "div gradient for the denominator without its minus sign"},
+    MutantInfo{M::VjpReduceMeanUndivided, "vjp_reduce_mean_undivided", "vjp", S::VjpRule, K::ReduceMean,
+               "reduce_mean gradient not divided by the count (reduce_sum's rule)"},
+    MutantInfo{M::RsqrtFastApprox, "rsqrt_fast_approx", "approximation", S::DeviceKernel, K::Rsqrt,
+               "rsqrt by the bit-trick estimate and one Newton step (up to 0.18% low)"},
+    MutantInfo{M::LayerNormFastRsqrt, "layer_norm_fast_rsqrt", "approximation", S::DeviceKernel, K::LayerNorm,
+               "layer_norm's 1/sqrt(var+eps) by the fast rsqrt estimate (up to 0.18% low)"},
+    MutantInfo{M::RmsNormFastRsqrt, "rms_norm_fast_rsqrt", "approximation", S::DeviceKernel, K::RmsNorm,
+               "rms_norm's 1/sqrt(ms+eps) by the fast rsqrt estimate (up to 0.18% low)"},
+    MutantInfo{M::SoftmaxApproxExp, "softmax_approx_exp", "approximation", S::DeviceKernel, K::Softmax,
+               "softmax's exp as 2^x with a quadratic for the fraction (about 0.3% error)"},
+    MutantInfo{M::GeluSigmoidApprox, "gelu_sigmoid_approx", "approximation", S::DeviceKernel, K::Gelu,
+               "gelu computed as x*sigmoid(1.702x) whatever its approximate attribute"},
+    MutantInfo{M::SoftmaxNoMaxSubtraction, "softmax_no_max_subtraction", "stability", S::DeviceKernel, K::Softmax,
+               "softmax exponentiates without subtracting the row max (exp saturates above ~88)"},
+    MutantInfo{M::LayerNormEpsIgnored, "layer_norm_eps_ignored", "stability", S::DeviceKernel, K::LayerNorm,
+               "layer_norm ignores eps (matters for rows of small variance)"},
+    MutantInfo{M::LayerNormOnePassVariance, "layer_norm_one_pass_variance", "stability", S::DeviceKernel,
+               K::LayerNorm, "layer_norm variance as E[x^2]-E[x]^2 in f32 (cancels for rows with a large mean)"},
+    MutantInfo{M::EmbeddingGradOverwrite, "embedding_grad_overwrite", "stability", S::DeviceKernel,
+               K::EmbeddingBackward, "embedding_backward overwrites a row for a repeated id instead of accumulating"},
+    MutantInfo{M::KvCacheWriteOneEarly, "kv_cache_write_one_position_early", "decode", S::DeviceKernel, K::Concat,
+               "the KV-cache append (rank-4 concat of one new position on axis 2) writes it one position early, "
+               "leaving the last slot zero"},
+    MutantInfo{M::KvCacheStaleRow, "kv_cache_stale_row", "decode", S::DeviceKernel, K::Concat,
+               "the KV-cache append leaves the new slot holding the previous position's row (stale)"},
+    MutantInfo{M::KvCacheWrongHead, "kv_cache_wrong_head", "decode", S::DeviceKernel, K::Concat,
+               "the KV-cache append writes head h+1's new row into head h"},
+    MutantInfo{M::BatchNormRunningStatsInTraining, "batch_norm_running_stats_in_training", "training-mode",
+               S::CompilerPass, K::BatchNorm,
+               "decompose normalises a training-mode batch_norm with the running statistics, not the batch's"},
+    MutantInfo{M::MatmulBf16Accumulation, "matmul_bf16_accumulation", "accumulation", S::DeviceKernel, K::Matmul,
+               "matmul adds the partial sums of its 32-wide K tiles in bf16"},
 };
 
-static_assert(kCatalogue.size() == static_cast<size_t>(MutantId::VjpMatmulTransposedOperand),
+// Report order of the classes (mutant_classes()).
+constexpr std::array<std::string_view, 15> kClasses{
+    "scale",       "param-ignored", "formula",       "attention",     "indexing",
+    "reduction",   "accumulation",  "numerics",      "compiler-pass", "collective",
+    "vjp",         "approximation", "stability",     "decode",        "training-mode"};
+
+constexpr bool every_class_known() {
+  for (const MutantInfo& info : kCatalogue) {
+    bool known = false;
+    for (std::string_view c : kClasses) known = known || c == info.mutant_class;
+    if (!known) return false;
+  }
+  return true;
+}
+static_assert(every_class_known(), "every mutant's class is in kClasses");
+
+static_assert(kCatalogue.size() == static_cast<size_t>(MutantId::MatmulBf16Accumulation),
               "one catalogue entry per MutantId");
 
 constexpr bool catalogue_in_id_order() {
@@ -136,6 +247,8 @@ std::string_view mutant_site_name(MutantSite site) {
 }
 
 std::span<const MutantInfo> mutant_catalogue() { return kCatalogue; }
+
+std::span<const std::string_view> mutant_classes() { return kClasses; }
 
 const MutantInfo& mutant_info(MutantId id) {
   if (id == MutantId::None) throw Error("mutant_info: no mutant is None");

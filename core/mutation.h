@@ -10,9 +10,11 @@
 // This file holds only the data (id, class, target, one-line description)
 // and the switch; each mutant's behaviour lives in the module that owns the
 // code it breaks: device kernels and bf16/bfp8_b conversions in
-// runtime/device (device_mutants.cpp), collectives in runtime/mesh, the
-// batch_norm lowering in compiler/passes/decompose_pass.cpp, VJP rules in
-// compiler/autodiff. `meshtest mutate` runs a selection once per mutant.
+// runtime/device (device_mutants.cpp), the bfp8_b weight encoder in
+// compiler/lower.cpp, collectives in runtime/mesh, passes in
+// compiler/passes (decompose, fuse, const-eval), VJP rules in
+// compiler/autodiff. `meshtest mutate` runs a selection once per mutant and
+// scores it per class.
 #pragma once
 
 #include <cstdint>
@@ -73,6 +75,53 @@ enum class MutantId : uint8_t {
   VjpGeluTanhForm,
   VjpLayerNormNoMeanTerm,
   VjpMatmulTransposedOperand,
+  // Issue 33's classes: each written from the class's description, in
+  // several kernels, passes and collectives.
+  RmsNormWeightIgnored,
+  SdpaScaleIgnored,
+  RmsNormMeanSubtracted,
+  TanhHalfArgument,
+  SdpaMaskRowOffByOne,
+  SdpaScaleOneOverD,
+  GqaKvHeadRotated,
+  MaxPool2dWindowShifted,
+  ReduceSumSkipsLast,
+  ReduceSumBf16Accumulation,
+  LinearBf16Accumulation,
+  Conv2dBf16Accumulation,
+  LayerNormBf16Statistics,
+  SoftmaxBf16Accumulation,
+  AllReduceBf16Accumulation,
+  DivBf16Reciprocal,
+  Bfp8EncoderTruncates,
+  BatchNormShiftUsesGamma,
+  BatchNormEpsWrong,
+  FuseLayerNormGammaBetaSwapped,
+  FuseSdpaDivisorAsScale,
+  FuseGeluTanhMarkedExact,
+  FuseRmsNormEpsDropped,
+  ConstEvalTransposePermInverted,
+  AllGatherChunkOrderRotated,
+  ReduceScatterChunkMismatch,
+  AllReduceMeanForSum,
+  AllReduceOverWholeMesh,
+  VjpSiluSigmoidOnly,
+  VjpDivDenominatorSign,
+  VjpReduceMeanUndivided,
+  RsqrtFastApprox,
+  LayerNormFastRsqrt,
+  RmsNormFastRsqrt,
+  SoftmaxApproxExp,
+  GeluSigmoidApprox,
+  SoftmaxNoMaxSubtraction,
+  LayerNormEpsIgnored,
+  LayerNormOnePassVariance,
+  EmbeddingGradOverwrite,
+  KvCacheWriteOneEarly,
+  KvCacheStaleRow,
+  KvCacheWrongHead,
+  BatchNormRunningStatsInTraining,
+  MatmulBf16Accumulation,
 };
 
 // Where a mutant's behaviour lives (the module that owns the broken code).
@@ -82,7 +131,7 @@ std::string_view mutant_site_name(MutantSite site);
 struct MutantInfo {
   MutantId id;
   std::string_view name;          // MESHTEST_MUTANT value, e.g. "gelu_scale_1pct"
-  std::string_view mutant_class;  // "scale", "param-ignored", "formula", "attention", "indexing", ...
+  std::string_view mutant_class;  // one of mutant_classes()
   MutantSite site;
   std::optional<OpKind> op;       // the op it breaks; none for dtype conversions
   std::string_view description;   // one line
@@ -90,6 +139,9 @@ struct MutantInfo {
 
 // Every catalogued mutant (not None), in MutantId order.
 std::span<const MutantInfo> mutant_catalogue();
+// The classes of bug the catalogue covers ("scale", "param-ignored", ...,
+// "decode"), in report order; every mutant's class is one of them.
+std::span<const std::string_view> mutant_classes();
 const MutantInfo& mutant_info(MutantId id);  // id != None
 const MutantInfo* find_mutant(std::string_view name);
 // "a, b, c": every catalogued name, for error messages.

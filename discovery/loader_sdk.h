@@ -54,7 +54,19 @@ struct LoadOptions {
   std::optional<int64_t> seq_len;
   std::optional<int64_t> num_layers;  // cut a deep model down
   LmPhase phase = LmPhase::Full;      // causal LMs only; other loaders ignore it
+  // The training run mode: layers that behave differently under
+  // model.train() take their training form (batch norm: batch statistics, and
+  // the updated running statistics as extra outputs named
+  // kUpdatedBufferPrefix + buffer name).
+  bool training = false;
 };
+
+// A training-mode forward graph's outputs named kUpdatedBufferPrefix + NAME
+// are the new value of the buffer (a weight that is state, not a parameter,
+// e.g. a batch norm's running_mean) NAME after one training step. The training
+// graph keeps them as outputs and compares them as outputs; they are never
+// differentiated (the loader must not route them into the trained output).
+inline constexpr const char* kUpdatedBufferPrefix = "updated_buffer/";
 
 struct Model {
   Graph graph;
@@ -106,7 +118,8 @@ class ModelLoader {
 // (the rule is at OpKind in core/ops.h; tests/core/op_numbering_test.cpp
 // freezes the numbers), and op definitions stay inside core.
 // 4: LoadOptions::phase (the LLM matrix's prefill / decode).
-constexpr uint32_t kLoaderAbiVersion = 4;
+// 5: LoadOptions::training (training-mode layers: batch norm's batch statistics).
+constexpr uint32_t kLoaderAbiVersion = 5;
 constexpr const char* kAbiVersionSymbol = "meshtest_loader_abi_version";
 constexpr const char* kCreateSymbol = "meshtest_create_loader";
 constexpr const char* kDestroySymbol = "meshtest_destroy_loader";

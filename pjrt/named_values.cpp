@@ -83,4 +83,10 @@ std::string named_value_text(const NamedValue& v) {
   return v.name + "=" + std::visit(Printer{}, v.value);
 }
 
+std::vector<NamedValue> parse_named_values(const std::vector<std::string>& texts) {
+  std::vector<NamedValue> out;
+  for (const std::string& t : texts) out.push_back(parse_named_value(t));
+  return out;
+}
+
 }  // namespace meshtest::pjrt

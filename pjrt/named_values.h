@@ -20,6 +20,8 @@ struct NamedValue {
 
 // Throws meshtest::ParseError naming the text when it has no '=' or no name.
 NamedValue parse_named_value(std::string_view text);
+// Each of `texts` through parse_named_value.
+std::vector<NamedValue> parse_named_values(const std::vector<std::string>& texts);
 // "name=value" as parse_named_value reads it back.
 std::string named_value_text(const NamedValue& value);
 

@@ -122,16 +122,10 @@ class PjrtExecutable : public backend::Executable {
   std::vector<std::vector<Buffer>> weights_;  // [device][weight], in params order
 };
 
-std::vector<NamedValue> parse_options(const std::vector<std::string>& texts) {
-  std::vector<NamedValue> out;
-  for (const std::string& t : texts) out.push_back(parse_named_value(t));
-  return out;
-}
-
 class PjrtBackend : public backend::Backend {
  public:
   explicit PjrtBackend(const backend::BackendConfig& config)
-      : plugin_(config.pjrt_plugin), options_(parse_options(config.pjrt_options)) {
+      : plugin_(config.pjrt_plugin), options_(parse_named_values(config.pjrt_options)) {
     check_pjrt_config(config);
   }
 
@@ -187,7 +181,7 @@ void check_pjrt_config(const backend::BackendConfig& config) {
     throw Error("--backend pjrt needs a plugin: --pjrt-plugin PATH or MESHTEST_PJRT_PLUGIN (e.g. " 
                 "build/pjrt/plugin/libpjrt_plugin_meshtest.so, or a jax_plugins/*/xla_*_plugin.so)");
   }
-  for (const std::string& t : config.pjrt_options) parse_named_value(t);
+  parse_named_values(config.pjrt_options);
   open_plugin(config.pjrt_plugin);
 }
 

@@ -138,6 +138,9 @@ struct CaseResult {
   std::string device_outputs_digest;
   bool compile_cache_hit = false;
   std::string compile_stats;  // pass statistics, "const-eval.ops_folded=53 fuse.ops_fused=120 ..."
+  // The device paths the compiled program takes (runtime/device/kernel_variants.h
+  // items, sorted): "linear", "linear[fidelity=LoFi]", "sdpa[mask=per_query]"; `meshtest coverage`.
+  std::vector<std::string> kernel_variants;
   int attempt = 1;
   std::string started_at, finished_at;  // ISO 8601 UTC
   // The isolated worker's stdout+stderr, size-capped (empty when run in-process).

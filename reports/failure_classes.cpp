@@ -397,46 +397,91 @@ const std::vector<std::string>& known_failure_components() {
   return kComponents;
 }
 
+namespace {
+
+// The classes of one file, in file order, each checked on its own (the checks
+// across classes are check_classes's).
+void read_classes(std::string_view text, const std::string& file, std::vector<FailureClass>& classes,
+                  std::vector<config::Diagnostic>& diagnostics) {
+  const std::optional<YamlNode> root = config::parse_yaml(text, file, diagnostics);
+  if (!root || root->kind == YamlNode::Kind::Null) return;
+  ValueReader reader(file, diagnostics);
+  if (root->kind != YamlNode::Kind::Map) {
+    reader.error(*root, std::string("expected a top-level '") + kTopLevelKey + ":' list, got " + root->describe());
+    return;
+  }
+  const auto keys = unique_keys(*root, {kTopLevelKey}, "top-level key", reader);
+  const auto list = keys.find(kTopLevelKey);
+  if (list == keys.end()) return;
+  if (list->second->kind == YamlNode::Kind::Null) return;
+  if (list->second->kind != YamlNode::Kind::Sequence) {
+    reader.error(key_of(*root, list->second),
+                 std::string("'") + kTopLevelKey + "' takes a list of classes, got " + list->second->describe());
+    return;
+  }
+  for (const YamlNode& item : list->second->children) {
+    if (std::optional<FailureClass> c = read_class(item, reader)) classes.push_back(std::move(*c));
+  }
+}
+
+// The *.yaml files of a failure_reasons folder, in name order.
+std::vector<std::string> folder_files(const fs::path& folder) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const auto ext = entry.path().extension();
+    if (entry.is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
 FailureClasses parse_failure_classes(std::string_view text, const std::string& file,
                                      std::vector<config::Diagnostic>& diagnostics) {
   FailureClasses out;
   out.file = file;
-  const std::optional<YamlNode> root = config::parse_yaml(text, file, diagnostics);
-  if (!root || root->kind == YamlNode::Kind::Null) return out;
-  ValueReader reader(file, diagnostics);
-  if (root->kind != YamlNode::Kind::Map) {
-    reader.error(*root, std::string("expected a top-level '") + kTopLevelKey + ":' list, got " + root->describe());
-    return out;
-  }
-  const auto keys = unique_keys(*root, {kTopLevelKey}, "top-level key", reader);
-  const auto list = keys.find(kTopLevelKey);
-  if (list == keys.end()) return out;
-  if (list->second->kind == YamlNode::Kind::Null) return out;
-  if (list->second->kind != YamlNode::Kind::Sequence) {
-    reader.error(key_of(*root, list->second),
-                 std::string("'") + kTopLevelKey + "' takes a list of classes, got " + list->second->describe());
-    return out;
-  }
-  for (const YamlNode& item : list->second->children) {
-    if (std::optional<FailureClass> c = read_class(item, reader)) out.classes.push_back(std::move(*c));
-  }
+  read_classes(text, file, out.classes, diagnostics);
   check_classes(out.classes, diagnostics);
   return out;
 }
 
 FailureClasses load_failure_classes(const std::string& path, std::vector<config::Diagnostic>& diagnostics) {
-  const size_t before = diagnostics.size();
-  const std::string text = read_text(path, diagnostics);
-  if (diagnostics.size() != before) return {path, {}};
-  return parse_failure_classes(text, path, diagnostics);
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    const size_t before = diagnostics.size();
+    const std::string text = read_text(path, diagnostics);
+    if (diagnostics.size() != before) return {path, {}};
+    return parse_failure_classes(text, path, diagnostics);
+  }
+  FailureClasses out;
+  out.file = path;
+  const fs::path twin = fs::path(path).parent_path() / kFailureReasonsFile;
+  if (fs::exists(twin, ec)) {
+    diagnostics.push_back({{twin.string(), 1, 1},
+                           "failure classes in both this file and the folder " + path +
+                               ": keep one (the folder's files load in name order)"});
+  }
+  const std::vector<std::string> files = folder_files(path);
+  if (files.empty()) diagnostics.push_back({{path, 1, 1}, "the failure classes folder holds no *.yaml file"});
+  for (const std::string& file : files) {
+    const size_t before = diagnostics.size();
+    const std::string text = read_text(file, diagnostics);
+    if (diagnostics.size() == before) read_classes(text, file, out.classes, diagnostics);
+  }
+  check_classes(out.classes, diagnostics);  // across files: duplicates, shadowing
+  return out;
 }
 
 std::string find_failure_reasons(const std::string& config_dir, const std::string& shipped_dir) {
   std::error_code ec;
   fs::path dir = config_dir;
   if (fs::is_regular_file(dir, ec)) dir = dir.parent_path();
-  for (const fs::path& candidate : {dir / kFailureReasonsFile, fs::path(shipped_dir) / kFailureReasonsFile}) {
-    if (!candidate.parent_path().empty() && fs::is_regular_file(candidate, ec)) return candidate.string();
+  for (const fs::path& base : {dir, fs::path(shipped_dir)}) {
+    if (base.empty()) continue;
+    if (fs::is_directory(base / kFailureReasonsFolder, ec)) return (base / kFailureReasonsFolder).string();
+    if (fs::is_regular_file(base / kFailureReasonsFile, ec)) return (base / kFailureReasonsFile).string();
   }
   return "";
 }

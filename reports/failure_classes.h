@@ -21,8 +21,11 @@
 
 namespace meshtest::reports {
 
-// The file's name in a test_config folder (config::is_test_config_file skips it).
+// The file's name in a test_config folder (config::is_test_config_file skips it) ...
 inline constexpr const char* kFailureReasonsFile = config::kFailureReasonsFileName;
+// ... or a folder of such files, loaded in name order as one list (a
+// project's classes beside meshtest's, each in its own file).
+inline constexpr const char* kFailureReasonsFolder = config::kFailureReasonsDirName;
 // The class of a failure no class matches; its summary is the message's first line.
 inline constexpr const char* kUnclassified = "UNCLASSIFIED";
 
@@ -82,11 +85,15 @@ const std::vector<std::string>& known_failure_components();
 // (errors and warnings, positioned). Classes with errors are left out.
 FailureClasses parse_failure_classes(std::string_view text, const std::string& file,
                                      std::vector<config::Diagnostic>& diagnostics);
-// Reads and parses `path` (a missing or unreadable file is an error).
+// Reads and parses `path` (a missing or unreadable file is an error): a
+// file, or a failure_reasons folder whose *.yaml files are read in name order
+// and checked as one list (a duplicate or shadowed class across files is
+// found; the folder beside a failure_reasons.yaml is an error).
 FailureClasses load_failure_classes(const std::string& path, std::vector<config::Diagnostic>& diagnostics);
 
-// The failure_reasons file for a test_config folder (or file: its folder):
-// the one there, else the one in `shipped_dir` (meshtest's own), else "".
+// The failure classes of a test_config folder (or file: its folder): its
+// failure_reasons/ folder or failure_reasons.yaml, else those of `shipped_dir`
+// (meshtest's own), else "".
 std::string find_failure_reasons(const std::string& config_dir, const std::string& shipped_dir);
 
 // Whether a result of this outcome gets a class (failed, error, xfailed).

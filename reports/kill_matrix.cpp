@@ -1,6 +1,7 @@
 // Kill matrix of a mutation run: built from stored results, printed, as JSON.
 #include "reports/kill_matrix.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -60,6 +61,24 @@ std::vector<std::string> KillMatrix::survivors() const {
   return names;
 }
 
+double ClassScore::score() const { return mutants == 0 ? 0.0 : static_cast<double>(killed) / mutants; }
+
+std::vector<ClassScore> KillMatrix::class_scores() const {
+  std::vector<ClassScore> scores;
+  for (const KillRow& row : rows) {
+    const std::string name = row.mutant_class.empty() ? "(unclassed)" : row.mutant_class;
+    auto it = std::find_if(scores.begin(), scores.end(), [&](const ClassScore& c) { return c.mutant_class == name; });
+    if (it == scores.end()) it = scores.insert(scores.end(), ClassScore{name, 0, 0, {}});
+    ++it->mutants;
+    if (row.killed()) {
+      ++it->killed;
+    } else {
+      it->survivors.push_back(row.mutant);
+    }
+  }
+  return scores;
+}
+
 std::string failure_metric(const CaseResult& r) {
   if (r.failure_kind == FailureKind::Exception) return "exception in " + (r.phase.empty() ? "?" : r.phase);
   if (r.failure_kind != FailureKind::None) return std::string(failure_kind_name(r.failure_kind));
@@ -85,7 +104,7 @@ KillMatrix build_kill_matrix(const std::string& baseline_run_id, const std::vect
   }
   for (const MutantRun& run : mutant_runs) {
     const std::map<std::string, const CaseResult*> results = last_attempts(run.results);
-    KillRow row{run.mutant, run.run_id, {}};
+    KillRow row{run.mutant, run.run_id, {}, run.mutant_class};
     for (const std::string& id : matrix.cases) {
       const auto it = results.find(id);
       if (it == results.end()) {
@@ -99,6 +118,26 @@ KillMatrix build_kill_matrix(const std::string& baseline_run_id, const std::vect
     matrix.rows.push_back(std::move(row));
   }
   return matrix;
+}
+
+// The per-class table: class, mutants, killed, % and the class's survivors.
+std::string format_class_scores(const KillMatrix& m) {
+  const std::vector<ClassScore> scores = m.class_scores();
+  size_t width = 5;
+  for (const ClassScore& c : scores) width = std::max(width, c.mutant_class.size());
+  auto padded = [](std::string text, size_t to, bool right) {
+    const std::string pad(text.size() < to ? to - text.size() : 0, ' ');
+    return right ? pad + text : text + pad;
+  };
+  std::string out = "score per class:\n" + padded("class", width, false) + "  mutants  killed       %  survivors\n";
+  for (const ClassScore& c : scores) {
+    std::string names;
+    for (const std::string& name : c.survivors) names += (names.empty() ? "" : ", ") + name;
+    out += padded(c.mutant_class, width, false) + "  " + padded(std::to_string(c.mutants), 7, true) + "  " +
+           padded(std::to_string(c.killed), 6, true) + "  " + padded(fixed(100.0 * c.score(), 1), 6, true) + "  " +
+           (names.empty() ? "-" : names) + "\n";
+  }
+  return out;
 }
 
 std::string format_kill_matrix(const KillMatrix& m) {
@@ -126,6 +165,7 @@ std::string format_kill_matrix(const KillMatrix& m) {
     }
     out += "  " + row.mutant + ": " + caught_by + "\n";
   }
+  out += "\n" + format_class_scores(m);
   const std::vector<std::string> survivors = m.survivors();
   out += "\nmutation score: " + std::to_string(m.killed()) + "/" + std::to_string(m.rows.size()) + " killed (" +
          fixed(100.0 * m.score(), 1) + "%)\n";
@@ -142,7 +182,19 @@ nlohmann::json kill_matrix_json(const KillMatrix& m) {
     for (size_t c = 0; c < row.cells.size(); ++c) {
       cells[m.cases[c]] = {{"caught", row.cells[c].caught}, {"metric", row.cells[c].metric}};
     }
-    rows.push_back({{"mutant", row.mutant}, {"run_id", row.run_id}, {"killed", row.killed()}, {"cases", cells}});
+    rows.push_back({{"mutant", row.mutant},
+                    {"class", row.mutant_class},
+                    {"run_id", row.run_id},
+                    {"killed", row.killed()},
+                    {"cases", cells}});
+  }
+  nlohmann::json classes = nlohmann::json::array();
+  for (const ClassScore& c : m.class_scores()) {
+    classes.push_back({{"class", c.mutant_class},
+                       {"mutants", c.mutants},
+                       {"killed", c.killed},
+                       {"score", c.score()},
+                       {"survivors", c.survivors}});
   }
   return {{"baseline_run_id", m.baseline_run_id},
           {"cases", m.cases},
@@ -151,6 +203,7 @@ nlohmann::json kill_matrix_json(const KillMatrix& m) {
           {"killed", m.killed()},
           {"total", m.rows.size()},
           {"score", m.score()},
+          {"classes", classes},
           {"survivors", m.survivors()}};
 }
 

@@ -97,7 +97,7 @@ const std::vector<Field<CaseResult>>& result_fields() {
       field<&R::codegen_seconds>("codegen_seconds").since(11),
       field<&R::routing_rows>("routing_rows").since(12),
       field<&R::routing_followed>("routing_followed").since(12),
-      field<&R::backend>("backend").since(14),
+      field<&R::backend>("backend").since(14).primary_key_since(16),  // two backends' results never overwrite
       field<&R::backend_platform>("backend_platform").since(14),
       field<&R::backend_device>("backend_device").since(14),
       field<&R::backend_options_not_applied>("backend_options_not_applied").since(14),
@@ -117,6 +117,7 @@ const std::vector<Field<CaseResult>>& result_fields() {
           .stored_as("peak_host_rss_execute_bytes").since(15),
       nested_field<&R::peak_host_rss_by_phase, &B::compare>("compare").in_group("peak_host_rss_by_phase")
           .stored_as("peak_host_rss_compare_bytes").since(15),
+      field<&R::kernel_variants>("kernel_variants").since(16),
   };
   return kFields;
 }

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <set>
-#include <tuple>
 
 #include "reports/result_rows.h"
 #include "reports/store_schema.h"
@@ -83,8 +82,8 @@ void SqlStore::mark_interrupted(const std::string& run_id, const std::string& at
 void SqlStore::record(const std::string& run_id, const CaseResult& result) { record_batch(run_id, {result}); }
 
 void SqlStore::record_batch(const std::string& run_id, const std::vector<CaseResult>& results) {
-  static const std::string kResultSql = upsert_sql("results", result_columns(), result_key_columns());
-  static const std::string kOutputSql = upsert_sql("result_outputs", output_columns(), output_key_columns());
+  static const std::string kResultSql = upsert_sql("results", result_columns(), result_key());
+  static const std::string kOutputSql = upsert_sql("result_outputs", output_columns(), output_key());
   with_transaction(*db_, [&] {
     auto insert_result = db_->prepare(kResultSql);
     std::unique_ptr<SqlStatement> insert_output;
@@ -179,14 +178,14 @@ std::optional<RunInfo> SqlStore::find_run(const std::string& run_id) {
 }
 
 void SqlStore::attach_outputs(const std::string& run_id, std::vector<CaseResult>& results) {
-  std::map<std::tuple<std::string, int, std::string>, CaseResult*> by_key;
-  for (CaseResult& r : results) by_key[{r.test_id, r.attempt, r.arch}] = &r;
-  const auto rows = db_->query("SELECT " + column_list(output_columns()) +
-                                    " FROM result_outputs WHERE run_id = ? "
-                                    "ORDER BY test_id, arch, attempt, position, kind, output_name",
-                                {run_id});
+  std::map<std::string, CaseResult*> by_key;
+  for (CaseResult& r : results) by_key[result_key_text(r)] = &r;
+  const std::vector<std::string> owner(result_key().begin() + 1, result_key().end());  // after run_id
+  const auto rows = db_->query("SELECT " + column_list(output_columns()) + " FROM result_outputs WHERE run_id = ? " +
+                                   "ORDER BY " + column_list(owner) + ", position, kind, output_name",
+                               {run_id});
   for (const SqlRow& row : rows) {
-    auto it = by_key.find({row.text(1), static_cast<int>(row.integer(2)), row.text(3)});
+    auto it = by_key.find(output_owner_key_text(row));
     if (it == by_key.end()) continue;
     it->second->outputs.push_back(output_from_row(row));
   }
@@ -194,7 +193,7 @@ void SqlStore::attach_outputs(const std::string& run_id, std::vector<CaseResult>
 
 std::vector<CaseResult> SqlStore::run_results(const std::string& run_id) {
   std::vector<CaseResult> results;
-  for (const SqlRow& row : db_->query(results_select() + "WHERE run_id = ? ORDER BY test_id, arch, attempt", {run_id})) {
+  for (const SqlRow& row : db_->query(results_select() + "WHERE run_id = ? ORDER BY test_id, arch, backend, attempt", {run_id})) {
     results.push_back(result_from_row(row));
   }
   attach_outputs(run_id, results);

@@ -40,51 +40,80 @@ const char* const kRunCasesTable =
     "  run_id TEXT NOT NULL REFERENCES runs(run_id), arch TEXT NOT NULL, test_id TEXT NOT NULL, shard TEXT,\n"
     "  PRIMARY KEY (run_id, arch, test_id)\n);\n";
 
-// outcome counts per run and arch; an xfail is expected, not a failure
-const std::string kRunSummaryView =
-    "CREATE VIEW run_summary AS\n"
-    "  SELECT h.run_id, h.run_started_at, h.arch, COUNT(*) AS results,\n"
-    "    SUM(CASE WHEN h.outcome = 'passed' THEN 1 ELSE 0 END) AS passed,\n"
-    "    SUM(CASE WHEN h.outcome = 'failed' THEN 1 ELSE 0 END) AS failed,\n"
-    "    SUM(CASE WHEN h.outcome = 'error' THEN 1 ELSE 0 END) AS errors,\n"
-    "    SUM(CASE WHEN h.outcome = 'xfailed' THEN 1 ELSE 0 END) AS xfailed,\n"
-    "    SUM(CASE WHEN h.outcome = 'xpassed' THEN 1 ELSE 0 END) AS xpassed,\n"
-    "    SUM(CASE WHEN h.outcome = 'skipped' THEN 1 ELSE 0 END) AS skipped,\n"
-    "    SUM(h.passed_on_retry) AS flaky,\n"
-    "    (SELECT COUNT(*) FROM missing_cases m WHERE m.run_id = h.run_id AND m.arch = h.arch) AS missing\n"
-    "  FROM case_history h GROUP BY h.run_id, h.run_started_at, h.arch;\n";
-
-// Views over the tables, in SQL that SQLite and PostgreSQL both take. A
-// later migration that rebuilds `results` or `runs` drops and recreates them
-// (PostgreSQL refuses to drop a table a view depends on).
-const std::string kViews =
-    // the last attempt of each case of each run on each arch: what the run says about the case
-    "CREATE VIEW final_results AS\n"
-    "  SELECT r.* FROM results r WHERE r.attempt = (SELECT MAX(a.attempt) FROM results a\n"
-    "    WHERE a.run_id = r.run_id AND a.arch = r.arch AND a.test_id = r.test_id);\n"
-    // one row per case per run per arch, with the run's start time: per-case, per-variant and per-arch history
-    "CREATE VIEW case_history AS\n"
-    "  SELECT f.run_id, ru.started_at AS run_started_at, f.arch, f.test_id, f.model, f.variant, f.model_group,\n"
-    "    f.parallelism, f.run_mode, f.status, f.outcome, f.bringup_status, f.pcc, f.required_pcc, f.wall_seconds,\n"
-    "    f.attempt, CASE WHEN f.attempt > 1 AND f.outcome = 'passed' THEN 1 ELSE 0 END AS passed_on_retry\n"
-    "  FROM final_results f JOIN runs ru ON ru.run_id = f.run_id;\n"
-    // the cases a run selected on an arch that have no result (a lost shard)
-    "CREATE VIEW missing_cases AS\n"
-    "  SELECT c.run_id, c.arch, c.test_id, c.shard FROM run_cases c WHERE NOT EXISTS (SELECT 1 FROM results r\n"
-    "    WHERE r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id);\n" +
-    kRunSummaryView;
+// The read-only views over the tables (docs/results-schema.md "Views"), in
+// SQL that SQLite and PostgreSQL both take, as of schema `version`: made at
+// 9; 15 adds missing_cases.not_run_reason; 16 (backend in the results' key)
+// takes the last attempt per backend and adds the backend to case_history
+// and run_summary. A migration that rebuilds `results` drops and remakes
+// them (PostgreSQL refuses to drop a table a view depends on).
+std::string final_results_view(int version) {
+  const std::string same_backend = version >= 16 ? " AND a.backend = r.backend" : "";
+  // the last attempt of each case of each run on each arch (and backend): what the run says about the case
+  return "CREATE VIEW final_results AS\n"
+         "  SELECT r.* FROM results r WHERE r.attempt = (SELECT MAX(a.attempt) FROM results a\n"
+         "    WHERE a.run_id = r.run_id AND a.arch = r.arch AND a.test_id = r.test_id" + same_backend + ");\n";
+}
+std::string case_history_view(int version) {
+  const std::string backend = version >= 16 ? " f.backend," : "";
+  // one row per case per run per arch, with the run's start time: per-case, per-variant and per-arch history
+  return "CREATE VIEW case_history AS\n"
+         "  SELECT f.run_id, ru.started_at AS run_started_at, f.arch," + backend +
+         " f.test_id, f.model, f.variant, f.model_group,\n"
+         "    f.parallelism, f.run_mode, f.status, f.outcome, f.bringup_status, f.pcc, f.required_pcc, f.wall_seconds,\n"
+         "    f.attempt, CASE WHEN f.attempt > 1 AND f.outcome = 'passed' THEN 1 ELSE 0 END AS passed_on_retry\n"
+         "  FROM final_results f JOIN runs ru ON ru.run_id = f.run_id;\n";
+}
+std::string missing_cases_view(int version) {
+  const std::string reason = version >= 15 ? ", c.not_run_reason" : "";
+  // the cases a run selected on an arch that have no result (a lost shard, a budget)
+  return "CREATE VIEW missing_cases AS\n"
+         "  SELECT c.run_id, c.arch, c.test_id, c.shard" + reason + " FROM run_cases c WHERE NOT EXISTS (\n"
+         "    SELECT 1 FROM results r WHERE r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id);\n";
+}
+std::string run_summary_view(int version) {
+  const std::string backend = version >= 16 ? " h.backend," : "";
+  // outcome counts per run and arch (and backend); an xfail is expected, not a failure
+  return "CREATE VIEW run_summary AS\n"
+         "  SELECT h.run_id, h.run_started_at, h.arch," + backend + " COUNT(*) AS results,\n"
+         "    SUM(CASE WHEN h.outcome = 'passed' THEN 1 ELSE 0 END) AS passed,\n"
+         "    SUM(CASE WHEN h.outcome = 'failed' THEN 1 ELSE 0 END) AS failed,\n"
+         "    SUM(CASE WHEN h.outcome = 'error' THEN 1 ELSE 0 END) AS errors,\n"
+         "    SUM(CASE WHEN h.outcome = 'xfailed' THEN 1 ELSE 0 END) AS xfailed,\n"
+         "    SUM(CASE WHEN h.outcome = 'xpassed' THEN 1 ELSE 0 END) AS xpassed,\n"
+         "    SUM(CASE WHEN h.outcome = 'skipped' THEN 1 ELSE 0 END) AS skipped,\n"
+         "    SUM(h.passed_on_retry) AS flaky,\n"
+         "    (SELECT COUNT(*) FROM missing_cases m WHERE m.run_id = h.run_id AND m.arch = h.arch) AS missing\n"
+         "  FROM case_history h GROUP BY h.run_id, h.run_started_at, h.arch" + (version >= 16 ? ", h.backend" : "") +
+         ";\n";
+}
+std::string all_views(int version) {
+  return final_results_view(version) + case_history_view(version) + missing_cases_view(version) +
+         run_summary_view(version);
+}
+const char* const kDropAllViews =
+    "DROP VIEW run_summary;\nDROP VIEW missing_cases;\nDROP VIEW case_history;\nDROP VIEW final_results;\n";
 
 // Schema 15: a selected case the run chose not to start says why (`run
 // --budget`: "budget"); missing_cases shows it (run_summary depends on it, so
 // both are made again).
-const std::string kNotRunReason =
-    "ALTER TABLE run_cases ADD COLUMN not_run_reason TEXT;\n"
-    "DROP VIEW run_summary;\n"
-    "DROP VIEW missing_cases;\n"
-    "CREATE VIEW missing_cases AS\n"
-    "  SELECT c.run_id, c.arch, c.test_id, c.shard, c.not_run_reason FROM run_cases c WHERE NOT EXISTS (\n"
-    "    SELECT 1 FROM results r WHERE r.run_id = c.run_id AND r.arch = c.arch AND r.test_id = c.test_id);\n" +
-    kRunSummaryView;
+const std::string kNotRunReason = "ALTER TABLE run_cases ADD COLUMN not_run_reason TEXT;\n"
+                                  "DROP VIEW run_summary;\n"
+                                  "DROP VIEW missing_cases;\n" +
+                                  missing_cases_view(15) + run_summary_view(15);
+
+// Schema 16: the backend joins the results' key (two backends' results for
+// one run id, arch and case are two rows); the rebuilt tables come from
+// rebuilt_tables(16), their rows from copy_into_rebuilt_tables(16, ...); the
+// views are remade over them.
+const std::string kBackendInKey = std::string(kDropAllViews) +
+                                  "DROP TABLE result_outputs;\n"
+                                  "DROP TABLE results;\n"
+                                  "ALTER TABLE results_v16 RENAME TO results;\n"
+                                  "ALTER TABLE result_outputs_v16 RENAME TO result_outputs;\n"
+                                  "CREATE INDEX results_by_test ON results(test_id, run_id);\n" +
+                                  all_views(16);
+
+const std::string kViewsV9 = all_views(9);
 
 // What a migration does beyond adding its fields' columns.
 const std::map<int, const char*> kExtraStatements = {
@@ -107,11 +136,25 @@ const std::map<int, const char*> kExtraStatements = {
         "ALTER TABLE result_outputs_v5 RENAME TO result_outputs;\n"
         "CREATE INDEX results_by_test ON results(test_id, run_id);\n"},
     // read-only views for dashboards on the store (Grafana, Superset; docs/results-schema.md "Views")
-    {9, kViews.c_str()},
+    {9, kViewsV9.c_str()},
     {15, kNotRunReason.c_str()},
+    {16, kBackendInKey.c_str()},
 };
-// Versions whose migration rebuilds a table instead of adding its columns.
-constexpr int kOutputsRebuilt = 4, kResultsRebuilt = 5;
+// Versions whose migration rebuilds a table instead of adding its columns;
+// the results' are rebuilt when a column joins their key.
+constexpr int kOutputsRebuilt = 4;
+struct KeyRebuild {
+  int version;
+  const char* column;         // the column that joins the results' key
+  const char* old_rows_value;  // what rows from before hold in it
+};
+constexpr KeyRebuild kKeyRebuilds[] = {{5, "arch", "''"}, {16, "backend", "'simulated'"}};
+const KeyRebuild* key_rebuild(int version) {
+  for (const KeyRebuild& k : kKeyRebuilds) {
+    if (k.version == version) return &k;
+  }
+  return nullptr;
+}
 
 // The table as of `version`: the owner's columns, the fields', then `trailing`.
 template <class R>
@@ -149,22 +192,28 @@ std::vector<std::string> columns_at(const std::vector<Field<R>>& fields, int ver
   return out;
 }
 
-// Copies the v4 rows into the v5 tables: a result without an arch gets '',
-// an output the arch of its result.
-std::string copy_into_v5_tables() {
+// Copies the rows of before `k.version` into its rebuilt tables
+// (results_vN, result_outputs_vN): a result without a value in the column
+// that joins the key gets `k.old_rows_value`, an output its result's value.
+std::string copy_into_rebuilt_tables(const KeyRebuild& k) {
+  const int before = k.version - 1;
+  const std::string table = "_v" + std::to_string(k.version);
   std::vector<std::string> result_columns = {"run_id"};
-  for (std::string& c : columns_at(result_fields(), 4)) result_columns.push_back(std::move(c));
+  for (std::string& c : columns_at(result_fields(), before)) result_columns.push_back(std::move(c));
   std::vector<std::string> selected = result_columns;
-  std::replace(selected.begin(), selected.end(), std::string("arch"), std::string("COALESCE(arch, '')"));
-  std::vector<std::string> output_columns = {"run_id", "test_id", "attempt", "position"};
-  for (std::string& c : columns_at(output_fields(), 4)) output_columns.push_back(std::move(c));
-  std::string from_output = column_list(output_columns, "o");
-  return "INSERT INTO results_v5 (" + column_list(result_columns) + ")\n  SELECT " + column_list(selected) +
+  std::replace(selected.begin(), selected.end(), std::string(k.column),
+               "COALESCE(" + std::string(k.column) + ", " + k.old_rows_value + ")");
+  const std::vector<std::string> owner = output_owner_keys(before);
+  std::vector<std::string> output_columns = owner;
+  output_columns.emplace_back("position");
+  for (std::string& c : columns_at(output_fields(), before)) output_columns.push_back(std::move(c));
+  std::string same_owner;
+  for (const std::string& c : owner) same_owner += (same_owner.empty() ? "" : " AND ") + ("r." + c + " = o." + c);
+  return "INSERT INTO results" + table + " (" + column_list(result_columns) + ")\n  SELECT " + column_list(selected) +
          " FROM results;\n"
-         "INSERT INTO result_outputs_v5 (arch, " + column_list(output_columns) + ")\n  SELECT r.arch, " +
-         from_output +
-         " FROM result_outputs o JOIN results_v5 r"
-         " ON r.run_id = o.run_id AND r.test_id = o.test_id AND r.attempt = o.attempt;\n";
+         "INSERT INTO result_outputs" + table + " (" + k.column + ", " + column_list(output_columns) + ")\n  SELECT r." +
+         k.column + ", " + column_list(output_columns, "o") + " FROM result_outputs o JOIN results" + table + " r ON " +
+         same_owner + ";\n";
 }
 
 std::string migration_sql(int version) {
@@ -175,11 +224,12 @@ std::string migration_sql(int version) {
     sql += create_outputs_table("result_outputs", 1);
   } else {
     sql += add_columns("runs", run_fields(), version);
-    if (version == kResultsRebuilt) {
-      sql += create_table("results_v5", kResultOwner, result_fields(), version, {"run_id"});
-      sql += create_outputs_table("result_outputs_v5", version);
-      sql += copy_into_v5_tables();
-      sql += kRunCasesTable;
+    if (const KeyRebuild* rebuild = key_rebuild(version)) {
+      const std::string table = "_v" + std::to_string(version);
+      sql += create_table("results" + table, kResultOwner, result_fields(), version, {"run_id"});
+      sql += create_outputs_table("result_outputs" + table, version);
+      sql += copy_into_rebuilt_tables(*rebuild);
+      if (version == 5) sql += kRunCasesTable;
     } else if (version == kOutputsRebuilt) {
       sql += add_columns("results", result_fields(), version);
       sql += create_outputs_table("result_outputs_v4", version);

@@ -59,8 +59,9 @@ ValueId unary_grad(Emitter& e, const Op& op, ValueId dy) {
       return e.neg(dy);
     case OpKind::Sigmoid:
       return e.mul(dy, e.mul(y, e.sub(e.scalar(1.0, dt), y)));
-    case OpKind::Silu: {  // s (1 + x (1 - s))
+    case OpKind::Silu: {  // s (1 + x (1 - s)); s alone under the vjp_silu_sigmoid_only mutant
       const ValueId s = e.op(OpKind::Sigmoid, {x});
+      if (mutant_active(MutantId::VjpSiluSigmoidOnly)) return e.mul(dy, s);
       return e.mul(dy, e.mul(s, e.plus(e.mul(x, e.sub(e.scalar(1.0, dt), s)), 1.0)));
     }
     case OpKind::Erf:
@@ -99,13 +100,17 @@ Grads vjp_mul(VjpContext& ctx) {
   return g;
 }
 
-// y = a / b: da = dy / b, db = -dy * y / b.
+// y = a / b: da = dy / b, db = -dy * y / b (+dy * y / b under the
+// vjp_div_denominator_sign mutant).
 Grads vjp_div(VjpContext& ctx) {
   Emitter& e = ctx.e;
   Grads g(2, kNoValue);
   const ValueId dy_over_b = e.div(ctx.grad, ctx.in(1));
   if (ctx.wants(0)) g[0] = e.unbroadcast(dy_over_b, e.shape(ctx.in(0)));
-  if (ctx.wants(1)) g[1] = e.unbroadcast(e.neg(e.mul(dy_over_b, ctx.out())), e.shape(ctx.in(1)));
+  if (ctx.wants(1)) {
+    const ValueId db = e.mul(dy_over_b, ctx.out());
+    g[1] = e.unbroadcast(mutant_active(MutantId::VjpDivDenominatorSign) ? db : e.neg(db), e.shape(ctx.in(1)));
+  }
   return g;
 }
 

@@ -1,5 +1,5 @@
 // Vector-Jacobian rules of the neural-network ops: pooling (through the
-// max/avg_pool2d_backward ops), batch_norm (inference semantics, see
+// max/avg_pool2d_backward ops), batch_norm (with the mean and var it is given, see
 // autodiff.h), layer_norm, softmax, and the composites rms_norm and sdpa.
 // Normalization rules recompute the statistics from x. Mutants
 // (core/mutation.h): vjp_softmax_x1_5, vjp_layer_norm_no_mean_term.

@@ -2,6 +2,7 @@
 // the gradient back (scaled by 1/count for the mean); reduce_max sends it to
 // the maxima, split evenly among ties.
 #include "compiler/autodiff/vjp.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler::autodiff {
 
@@ -26,7 +27,8 @@ Grads vjp_reduce_sum_mean(VjpContext& ctx) {
   const TensorType& x = e.type(ctx.in(0));
   int64_t count = 1;
   const Shape kept = keepdim_shape(x.shape, ctx.op.attrs.get_ints("axes"), count);
-  const bool mean = ctx.op.kind == OpKind::ReduceMean;
+  // The vjp_reduce_mean_undivided mutant gives reduce_mean reduce_sum's rule.
+  const bool mean = ctx.op.kind == OpKind::ReduceMean && !mutant_active(MutantId::VjpReduceMeanUndivided);
   const double factor = mean ? (count > 0 ? 1.0 / static_cast<double>(count) : 0.0) : 1.0;
   return {e.expand(e.reshape(ctx.grad, kept), x, factor)};
 }

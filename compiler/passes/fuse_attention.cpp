@@ -2,7 +2,10 @@
 //   matmul(softmax(matmul(q, kt) * scale [+ mask], last dim), v)
 //     -> sdpa(q, kt, v[, mask]){scale}
 // The scale may be a multiply or a divide by a scalar constant, or absent.
+// Under the fuse_sdpa_divisor_as_scale mutant (core/mutation.h) a divide by
+// c gives scale c.
 #include "compiler/passes/fuse_patterns.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler::passes {
 
@@ -16,7 +19,7 @@ std::optional<std::pair<const Op*, double>> match_scores(const DefUse& du, Value
     if (op == nullptr) continue;
     const auto c = du.constant_value(op->inputs[1]);
     if (!c || *c == 0.0) return std::nullopt;
-    scale = kind == OpKind::Mul ? *c : 1.0 / *c;
+    scale = kind == OpKind::Mul || mutant_active(MutantId::FuseSdpaDivisorAsScale) ? *c : 1.0 / *c;
     matched.push_back(op);
     v = op->inputs[0];
     break;

@@ -4,8 +4,13 @@
 // to the input dtype before the weight multiply; others multiply first and
 // cast after):
 //   w * cast(h * rsqrt(mean(h^2) + eps))   and   cast(h * rsqrt(mean(h^2) + eps) * w),
-// h = cast(x) or x; sqrt-and-divide spellings are accepted too.
+// h = cast(x) or x; sqrt-and-divide spellings are accepted too. Mutants
+// (core/mutation.h): fuse_layer_norm_gamma_beta_swapped,
+// fuse_rms_norm_eps_dropped.
+#include <utility>
+
 #include "compiler/passes/fuse_patterns.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler::passes {
 
@@ -74,7 +79,7 @@ std::optional<std::pair<ValueId, double>> match_rms(const Graph& graph, const De
     matched.push_back(cast);
     x = cast->inputs[0];
   }
-  return std::make_pair(x, n->eps);
+  return std::make_pair(x, mutant_active(MutantId::FuseRmsNormEpsDropped) ? 0.0 : n->eps);
 }
 
 }  // namespace
@@ -95,9 +100,11 @@ std::optional<Fusion> match_layer_norm(const Graph& graph, const DefUse& du, con
       if (mean == nullptr || mean->inputs[0] != sub->inputs[0] || !reduces_last_axis(graph, *mean)) continue;
       matched.push_back(sub);
       matched.push_back(mean);
+      ValueId gamma = scale->inputs[1 - j], beta = root.inputs[1 - i];
+      if (mutant_active(MutantId::FuseLayerNormGammaBetaSwapped)) std::swap(gamma, beta);
       return Fusion{"layer_norm",
                     OpKind::LayerNorm,
-                    {sub->inputs[0], scale->inputs[1 - j], root.inputs[1 - i]},
+                    {sub->inputs[0], gamma, beta},
                     {{"eps", n->eps}},
                     matched};
     }

@@ -4,12 +4,15 @@
 // scaled-dot-product attention into the composite ops rms_norm and sdpa.
 // Roots are visited last-to-first so the largest pattern wins; attention is
 // matched in a second sweep, after softmax exists. Subsumed ops are removed.
+// Under the fuse_gelu_tanh_marked_exact mutant (core/mutation.h) a matched
+// tanh-form GELU is marked exact.
 #include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "compiler/passes/fuse_patterns.h"
 #include "compiler/passes/passes.h"
+#include "core/mutation.h"
 
 namespace meshtest::compiler::passes {
 
@@ -60,7 +63,7 @@ std::optional<Fusion> match_gelu_with(const DefUse& du, const Op& root, ValueId 
     double c_cube = 1.0;
     du.collect_factors(sum->inputs[1 - i], cube, c_cube, f.matched);
     if (cube == std::vector<ValueId>{x, x, x} && near(c_cube, 0.044715)) {
-      f.attrs.set("approximate", std::string("tanh"));
+      f.attrs.set("approximate", std::string(mutant_active(MutantId::FuseGeluTanhMarkedExact) ? "none" : "tanh"));
       return f;
     }
   }

@@ -17,11 +17,22 @@ Tensor causal_mask(int64_t seq, DType dtype) {
   return float_input(Tensor::from_f32({1, 1, seq, seq}, mask), dtype);
 }
 
+Tensor token_ids(const Shape& shape, uint64_t seed, int64_t low, int64_t high) {
+  Tensor ids = random_int(shape, seed, low, high);
+  Rng rng(mix_seed(seed, hash_seed("frequent tokens")));
+  int64_t pool[kFrequentTokens];
+  for (int64_t& id : pool) id = rng.uniform_int(low, high);
+  int64_t* p = ids.data<int64_t>();
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    if (rng.uniform() < 0.5) p[i] = pool[rng.uniform_int(0, kFrequentTokens)];
+  }
+  return ids;
+}
+
 sdk::Inputs causal_lm_inputs(std::string_view variant, SequenceDims dims, int64_t token_low, int64_t token_high,
                              DType dtype) {
   sdk::Inputs inputs;
-  inputs["input_ids"] =
-      random_int({dims.batch, dims.seq}, input_seed(variant, "input_ids"), token_low, token_high);
+  inputs["input_ids"] = token_ids({dims.batch, dims.seq}, input_seed(variant, "input_ids"), token_low, token_high);
   inputs["attention_mask"] = causal_mask(dims.seq, dtype);
   return inputs;
 }

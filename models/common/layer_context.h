@@ -18,6 +18,7 @@ struct LayerContext {
   GraphBuilder& builder;
   std::string variant;       // seeds: hash_seed(variant + "/" + parameter name)
   DType dtype = DType::F32;  // declared dtype of weights and activations
+  bool training = false;     // sdk::LoadOptions::training: layers take their model.train() form
 
   // Lazy weight `name` of `shape`, declared as `dtype`; `init`'s seed is
   // replaced by param_seed(variant, name) (constants keep seed 0).

@@ -41,6 +41,7 @@ sdk::Model build_llama_style_decoder(std::string_view variant, const DecoderConf
   AttentionSpec attn;
   attn.num_heads = config.heads;
   attn.num_kv_heads = config.kv_heads;
+  attn.score_std = kLlmAttentionScoreStd;  // logits in the tens (models/common/init.h)
   attn.head_dim = config.head_dim;
   attn.query = "q_proj";
   attn.key = "k_proj";

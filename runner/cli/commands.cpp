@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/backend_names.h"
 #include "config/test_config.h"
 #include "core/error.h"
 #include "discovery/discovery.h"
@@ -120,11 +121,12 @@ int cmd_collect(const CommonOptions& o, const CollectView& view, const EstimateO
 namespace {
 
 // The collection of a command that runs cases: backend_overrides resolve for
-// the backend the cases run on (RunOptions::backend, `run --backend`),
-// emitc_overrides apply when the run checks generated code (`run --emitc`).
+// the backend the cases run on (`run --backend`, for a PJRT plugin with its
+// platform once resolve_run_backend has probed it), emitc_overrides apply
+// when the run checks generated code (`run --emitc`).
 CommonOptions collection_options(const CommonOptions& o, const RunOptions& ro) {
   CommonOptions as_run = o;
-  as_run.backend = ro.backend;
+  as_run.backend = ro.overrides_backend.empty() ? ro.backend : ro.overrides_backend;
   as_run.emitc = ro.codegen.check;
   return as_run;
 }
@@ -133,7 +135,7 @@ PipelineOptions pipeline_options(const CommonOptions& o, const RunOptions& ro) {
   PipelineOptions popts;
   popts.arch = runtime::arch_profile(o.arch);
   popts.chip = popts.arch.chip;
-  popts.backend = ro.backend;
+  popts.backend = std::string(config::backend_base(ro.backend));
   popts.pjrt_plugin = ro.pjrt_plugin;
   popts.pjrt_options = ro.pjrt_options;
   popts.compile = ro.compile;
@@ -343,6 +345,22 @@ reports::FailureClasses load_run_failure_classes(const CommonOptions& o,
   return reports::load_failure_classes(path, diagnostics);
 }
 
+int resolve_run_backend(const CommonOptions& o, RunOptions& ro) {
+  if (auto problem = target_problem(collection_options(o, ro))) {  // as collection says it
+    std::cerr << *problem << "\n";
+    return 2;
+  }
+  const PipelineOptions popts = pipeline_options(o, ro);
+  try {  // a plugin that does not load stops the run before any case
+    ro.overrides_backend =
+        resolve_backend(ro.backend, {popts.chip, popts.arch.chips, "", popts.pjrt_plugin, popts.pjrt_options});
+  } catch (const std::exception& e) {
+    std::cerr << "meshtest: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
 int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   auto c = collect(collection_options(o, ro));
   if (!c) return 2;
@@ -361,12 +379,6 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   const int console_fd = json_to_stdout ? STDERR_FILENO : STDOUT_FILENO;
 
   const PipelineOptions popts = pipeline_options(o, ro);
-  try {  // a plugin that does not load stops the run before any case
-    check_backend(popts.backend, {popts.chip, popts.arch.chips, "", popts.pjrt_plugin, popts.pjrt_options});
-  } catch (const std::exception& e) {
-    std::cerr << "meshtest: " << e.what() << "\n";
-    return 2;
-  }
   reports::RunInfo run = describe_run(o, ro);
   std::unique_ptr<reports::SpooledStore> store;
   std::unique_ptr<reports::JsonLinesWriter> json_lines;  // --json
@@ -425,7 +437,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
     if (resumed) cases = unfinished_cases(cases, *opened, run.run_id, o.arch, ro.reruns, lo.first_attempt, console);
     if (!ro.budget.empty()) {
       if (queue) throw Error("--budget decides what this process starts: it takes no --queue");
-      budget_durations = budget_history(opened.get(), o.arch, ro.backend,
+      budget_durations = budget_history(opened.get(), o.arch, popts.backend,
                                         resumed_or_joined ? resumed_or_joined->started_at : "");
       plan_budget(ro.budget, cases, budget_durations, lo, console);
     }

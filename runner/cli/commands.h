@@ -37,7 +37,10 @@ struct RunOptions {
   std::string op_golden_dir;     // --op-golden DIR; empty: off
   bool op_golden_check = false;  // --op-golden-check
   std::string optimizer_step;  // --optimizer-step sgd:LR; empty: none
-  std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME
+  std::string backend = std::string(backend::kDefaultBackend);  // --backend NAME (pjrt may name a platform: pjrt:cuda)
+  // Whose backend_overrides the cases take: --backend, for a PJRT plugin
+  // with the platform its client reports (set by resolve_run_backend).
+  std::string overrides_backend;
   std::string pjrt_plugin;                // --pjrt-plugin PATH (else $MESHTEST_PJRT_PLUGIN)
   std::vector<std::string> pjrt_options;  // --pjrt-option NAME=VALUE, repeated
   std::string argv;  // recorded with the run
@@ -82,6 +85,11 @@ struct EstimateOptions {
 };
 
 int cmd_collect(const CommonOptions& common, const CollectView& view = {}, const EstimateOptions& estimate = {});
+// Checks the run's backend (for pjrt: the plugin opens, its client names
+// its platform) and sets run.overrides_backend; on a problem prints it and
+// returns 2. Call it before start_worker_server (the probe forks, and the
+// workers' collection needs the platform).
+int resolve_run_backend(const CommonOptions& common, RunOptions& run);
 // The fork server for isolated workers; start it before anything creates
 // threads (first thing after parsing the command line). Workers redo the
 // collection once, in the server, and run cases by id.

@@ -14,7 +14,7 @@ void add_source_options(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("--models-root", o.models_roots,
                   "Folder to scan for model loaders, for the checks that need discovery (repeatable)");
   cmd->add_option("--arch", o.arch, "Arch whose arch_overrides apply")->capture_default_str();
-  cmd->add_option("--backend", o.backend, "Backend whose backend_overrides apply: simulated or pjrt")
+  cmd->add_option("--backend", o.backend, "Backend whose backend_overrides apply: simulated, pjrt or pjrt:<platform>")
       ->capture_default_str();
   cmd->add_flag("--emitc", o.emitc, "Apply emitc_overrides, as `run --emitc` does");
 }

@@ -20,6 +20,7 @@ const std::map<std::string, std::string>& examples() {
       {"mutate", "meshtest mutate --mutants gelu_scale_1pct,softmax_scale_1pct -k mnist --isolation none"},
       {"export", "meshtest export resnet/native-resnet18-single_device-inference --format stablehlo --out shlo/"},
       {"ops", "meshtest ops irs/ --only matmul,add"},
+      {"coverage", "meshtest coverage -m \"push and n150\" --require single-chip"},
       {"report", "meshtest report --out dashboard.html"},
       {"history", "meshtest history resnet/native-resnet18-single_device-inference --limit 10"},
       {"diff", "meshtest diff --fail-on-slower"},

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "backend/device_settings.h"
+#include "config/backend_names.h"
 #include "core/error.h"
 #include "core/mutation.h"
 #include "runner/cli/changed_command.h"
 #include "runner/cli/cli_habits.h"
 #include "runner/cli/commands.h"
 #include "runner/cli/config_cli.h"
+#include "runner/cli/coverage_command.h"
 #include "runner/cli/help_text.h"
 #include "runner/cli/json_stdout.h"
 #include "runner/cli/merge_command.h"
@@ -70,9 +72,9 @@ void add_backend_options(CLI::App* cmd, std::string& backend, std::string& pjrt_
                          std::vector<std::string>& pjrt_options) {
   cmd->add_option("--backend", backend,
                   "Device backend, by name: simulated (meshtest's chip, in process) or pjrt (a PJRT plugin, "
-                  "--pjrt-plugin)")
-      ->check(rejects_what_throws([](const std::string& v) {
-        if (v != "pjrt") meshtest::runner::available_backends().check_known(v);  // pjrt: checked with its plugin
+                  "--pjrt-plugin; pjrt:<platform> also insists on the plugin's platform, e.g. pjrt:cuda)")
+      ->check(rejects_what_throws([](const std::string& v) {  // the name; pjrt's plugin is checked before the run
+        if (auto problem = meshtest::config::unknown_backend_message(v)) throw meshtest::Error(*problem);
       }))
       ->capture_default_str();
   cmd->add_option("--pjrt-plugin", pjrt_plugin,
@@ -225,7 +227,8 @@ int main(int argc, char** argv) {
       ->check(meshtest::runner::whole_number_at_least(1));
   collect->add_option("--db", estimate_opts.db, "--estimate: the results store whose history it reads")
       ->capture_default_str();
-  collect->add_option("--backend", collect_opts.backend, "Backend whose backend_overrides apply: simulated or pjrt")
+  collect->add_option("--backend", collect_opts.backend,
+                      "Backend whose backend_overrides apply: simulated, pjrt or pjrt:<platform>")
       ->capture_default_str();
   collect->add_flag("--emitc", collect_opts.emitc, "Apply emitc_overrides, as `run --emitc` does");
   meshtest::runner::add_changed_option(collect, collect_opts);
@@ -353,6 +356,27 @@ int main(int argc, char** argv) {
   ops->add_flag("--compile-only", ops_opts.compile_only, "Compile each op; run nothing");
   ops->add_option("--out", ops_opts.out_dir, "Folder for ops.txt, ops.jsonl and failing/")->capture_default_str();
   add_backend_options(ops, ops_opts.backend, ops_opts.pjrt_plugin, ops_opts.pjrt_options);
+  CommonOptions coverage_common;
+  meshtest::runner::CoverageOptions coverage_opts;
+  auto* coverage = app.add_subcommand(
+      "coverage",
+      "Which device kernel variants (fused attention with or without a mask, GEMM fidelities, bfp8_b weights, "
+      "collectives, backward kernels, ...) and compiler passes the selected cases reach, each with its cases, and "
+      "those none reaches (with the reason where one is declared); the selection is compiled, not executed. "
+      "Exit 1 when a path is unreached without a reason");
+  add_selection_options(coverage, coverage_common);
+  coverage->add_option("--results", coverage_opts.results,
+                       "Read the cases from a JSON lines file of an earlier run (`run --json FILE`, --compile-only or "
+                       "not) instead of compiling a selection; repeat it: several arches and selections add up")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  coverage->add_option("--require", coverage_opts.require,
+                       "Which unreached paths fail: all, or single-chip (paths only a mesh reaches may stay "
+                       "unreached)")
+      ->check(CLI::IsMember({"all", "single-chip"}))
+      ->capture_default_str();
+  coverage->add_option("--cache-dir", coverage_opts.compile.cache_dir,
+                       "Compile cache folder (default: $MESHTEST_CACHE_DIR, ~/.cache/meshtest)");
   const meshtest::runner::ReportCommands report_commands(app);  // report, history, diff, flaky, promote
   const meshtest::runner::ConfigCommands config_commands(app);  // validate-config, show
   const meshtest::runner::TriageCommand triage_command(app);    // triage
@@ -388,7 +412,8 @@ int main(int argc, char** argv) {
   if (habits.verbosity >= 2) spdlog::set_level(spdlog::level::debug);
   run_opts.console = habits.style(meshtest::runner::is_terminal(run_opts.json == "-" ? 2 : 1));
   collect_view.verbosity = run_opts.collect_view.verbosity = habits.verbosity;
-  for (CommonOptions* o : {&collect_opts, &run_common, &codegen_common, &export_common, &ops_common}) {
+  coverage_opts.verbosity = habits.verbosity;
+  for (CommonOptions* o : {&collect_opts, &run_common, &codegen_common, &export_common, &ops_common, &coverage_common}) {
     o->each_stale_id = habits.verbosity >= 1;
   }
   spdlog::set_pattern("[%l] %v");
@@ -399,6 +424,7 @@ int main(int argc, char** argv) {
   try {
     if (*collect) return meshtest::runner::cmd_collect(collect_opts, collect_view, estimate_opts);
     if (*run) {
+      if (const int rc = meshtest::runner::resolve_run_backend(run_common, run_opts); rc != 0) return rc;
       // Before anything starts a thread pool: workers are forked from this pristine copy.
       std::unique_ptr<meshtest::runner::ForkServer> server;
       if (run_opts.isolate) server = meshtest::runner::start_worker_server(run_common, run_opts);
@@ -411,6 +437,7 @@ int main(int argc, char** argv) {
       return meshtest::runner::cmd_mutate(mutate_opts);
     }
     if (*ops) return meshtest::runner::cmd_ops(ops_common, ops_opts);
+    if (*coverage) return meshtest::runner::cmd_coverage(coverage_common, coverage_opts);
     if (*merge) return meshtest::runner::cmd_merge(merge_output, merge_inputs, merge_run_id);
     if (auto status = report_commands.run()) return *status;
     if (auto status = config_commands.run()) return *status;

@@ -1,5 +1,6 @@
 // `meshtest mutate`: one child `meshtest run` per mutant (plus the baseline),
-// results read back from the store, the kill matrix printed and written.
+// results read back from the store, the kill matrix and the score per class
+// printed and written.
 #include "runner/cli/mutate_command.h"
 
 #include <fcntl.h>
@@ -147,7 +148,7 @@ int cmd_mutate(const MutateOptions& o) {
   for (const std::string& mutant : mutants) {
     const std::string run_id = base + "-" + mutant;
     if (auto stop = run_once(mutant, run_id)) return *stop;
-    runs.push_back({mutant, run_id, {}});
+    runs.push_back({mutant, run_id, {}, std::string(find_mutant(mutant)->mutant_class)});
   }
   const std::unique_ptr<reports::ResultStore> store = reports::open_store(o.db);
   for (reports::MutantRun& run : runs) run.results = store->run_results(run.run_id);

@@ -1,8 +1,8 @@
 // `meshtest mutate [run options and selection]`: runs the selection once
 // without a mutant (the baseline) and once per catalogued mutant
 // (core/mutation.h), each as a child `meshtest run` with MESHTEST_MUTANT set
-// and its own run id in the results store, then prints the kill matrix and
-// the mutation score (reports/kill_matrix.h).
+// and its own run id in the results store, then prints the kill matrix, the
+// score per class of mutant and the mutation score (reports/kill_matrix.h).
 #pragma once
 
 #include <string>

@@ -19,6 +19,7 @@
 
 #include "backend/registry.h"
 #include "comparators/metrics.h"
+#include "config/backend_names.h"
 #include "core/error.h"
 #include "core/ir_text.h"
 #include "core/rng.h"
@@ -369,7 +370,7 @@ std::unique_ptr<backend::Backend> open_backend(const CommonOptions& common, cons
     config.pjrt_plugin = o.pjrt_plugin;
     config.pjrt_options = o.pjrt_options;
     check_backend(o.backend, config);
-    return available_backends().create(o.backend, config);
+    return available_backends().create(config::backend_base(o.backend), config);
   } catch (const std::exception& e) {
     std::cerr << "meshtest: " << e.what() << "\n";
     return nullptr;

@@ -110,13 +110,15 @@ std::vector<config::Diagnostic> check_config_against_matrix(const config::TestCo
   return out;
 }
 
+std::optional<std::string> target_problem(const CommonOptions& o) {
+  if (auto problem = config::unknown_arch_message(o.arch)) return "error: --arch: " + *problem;
+  if (auto problem = config::unknown_backend_message(o.backend)) return "error: --backend: " + *problem;
+  return std::nullopt;
+}
+
 std::unique_ptr<Collected> collect_cases(const CommonOptions& o, std::ostream* report) {
-  if (auto problem = config::unknown_arch_message(o.arch)) {
-    if (report) *report << "error: --arch: " << *problem << "\n";
-    return nullptr;
-  }
-  if (auto problem = config::unknown_backend_message(o.backend)) {
-    if (report) *report << "error: --backend: " << *problem << "\n";
+  if (auto problem = target_problem(o)) {
+    if (report) *report << *problem << "\n";
     return nullptr;
   }
   auto c = std::make_unique<Collected>();

@@ -64,5 +64,9 @@ std::vector<config::Diagnostic> check_config_against_matrix(const config::TestCo
 // 2); the matrix checks are printed as warnings, the stale ids as one line
 // (each with CommonOptions::each_stale_id).
 std::unique_ptr<Collected> collect_cases(const CommonOptions& options, std::ostream* report);
+// "error: --arch: unknown arch ..." / "error: --backend: ..." when the
+// options name an arch or backend meshtest does not know (collect_cases
+// stops with it; `run` checks it before it opens a backend).
+std::optional<std::string> target_problem(const CommonOptions& options);
 
 }  // namespace meshtest::runner

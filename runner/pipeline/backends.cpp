@@ -2,9 +2,11 @@
 #include "runner/pipeline/backends.h"
 
 #include "backend/simulated_backend.h"
+#include "config/backend_names.h"
 #include "core/error.h"
 #ifdef MESHTEST_HAVE_PJRT
 #include "pjrt/pjrt_backend.h"
+#include "pjrt/platform_probe.h"
 #endif
 
 namespace meshtest::runner {
@@ -22,7 +24,9 @@ const backend::BackendRegistry& available_backends() {
   return registry;
 }
 
-void check_backend(const std::string& name, const backend::BackendConfig& config) {
+void check_backend(const std::string& scoped_name, const backend::BackendConfig& config) {
+  if (auto problem = config::unknown_backend_message(scoped_name)) throw Error(*problem);
+  const std::string name(config::backend_base(scoped_name));
 #ifndef MESHTEST_HAVE_PJRT
   if (name == "pjrt") {
     throw Error("this meshtest was built without the PJRT C API header: configure with "
@@ -32,6 +36,22 @@ void check_backend(const std::string& name, const backend::BackendConfig& config
   available_backends().check_known(name);
 #ifdef MESHTEST_HAVE_PJRT
   if (name == "pjrt") pjrt::check_pjrt_config(config);
+#endif
+}
+
+std::string resolve_backend(const std::string& name, const backend::BackendConfig& config) {
+  check_backend(name, config);
+  const std::string base(config::backend_base(name));
+  if (base != config::kPlatformScopedBackend) return base;
+#ifdef MESHTEST_HAVE_PJRT
+  const std::string platform = pjrt::probe_platform(config);
+  const std::string_view asked = config::backend_platform(name);
+  if (!asked.empty() && asked != platform) {
+    throw Error("--backend " + name + ", but PJRT plugin " + config.pjrt_plugin + "'s platform is '" + platform + "'");
+  }
+  return base + ":" + platform;
+#else
+  return base;  // check_backend has thrown
 #endif
 }
 

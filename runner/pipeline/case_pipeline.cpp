@@ -15,6 +15,7 @@
 #include "runner/pipeline/batch_sweep.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/decode_steps.h"
+#include "runner/pipeline/golden_anchor.h"
 #include "runner/pipeline/host_memory.h"
 #include "runner/pipeline/inference_steps.h"
 #include "runner/pipeline/input_file.h"
@@ -305,9 +306,11 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     if (golden_order == GoldenOrder::BeforeCompile && !compile_only) golden(loaded);
     enter(Phase::Compile);
     CompiledCase compiled;
+    const Graph* compiled_graph = nullptr;  // the golden anchor's reference graph
     {
       PhaseClock clock(r.seconds.compile);
       const Graph& graph = steps->device_graph(loaded);
+      compiled_graph = &graph;
       CompileTarget target = plan.target;
       target.sharding = steps->device_sharding(loaded);
       target.stream_weights = steps->stream_weights();
@@ -324,16 +327,20 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     std::vector<Tensor> device;
     const OpGoldenPlan& op_plan = plan.op_golden;
     OpGolden op_golden(op_plan.thresholds);
+    std::optional<GoldenAnchor> anchor;  // with the per-op check, on one chip (golden_anchor.h)
+    if (op_plan.enabled() && !loaded.sharding) anchor.emplace(*compiled_graph);
     std::string op_failure;
+    std::string anchor_failure;
     {
       PhaseClock clock(r.seconds.execute);
       steps->before_execute();
       backend::OpObserver steps_observer = steps->device_op_observer();
       const bool observed =
           (op_plan.enabled() || steps_observer) &&
-          compiled.backend->observe_ops(*compiled.executable, [&op_plan, &op_golden, steps_observer](
+          compiled.backend->observe_ops(*compiled.executable, [&op_plan, &op_golden, &anchor, steps_observer](
                                                                   const backend::OpExecution& e) {
             if (op_plan.enabled()) op_golden.observe(e);
+            if (anchor) anchor->observe(e);
             if (steps_observer) steps_observer(e);
           });
       // A backend that cannot show its ops (a PJRT plugin) runs the case
@@ -353,6 +360,10 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       device = compiled.backend->execute(*compiled.executable, steps->device_inputs(loaded), stats);
       record_execution_stats(stats, options.chip, r);
       if (op_golden_on) op_failure = finish_op_golden(op_golden, op_plan, options.op_golden_dir, r);
+      if (op_golden_on && anchor) {
+        anchor_failure =
+            finish_golden_anchor(*anchor, steps->device_inputs(loaded), op_plan, options.op_golden_dir, r);
+      }
     }
     if (golden_order == GoldenOrder::AfterExecute) golden(loaded);
     steps->check_device_outputs(device);
@@ -374,6 +385,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       verdict.passed = false;
       verdict.message = op_failure;
     }
+    add_anchor_failure(anchor_failure, verdict.passed, verdict.message);
     if (options.codegen.check || !options.codegen.out_dir.empty()) {
       const std::string failure = run_codegen(*compiled.backend, *compiled.executable, steps->device_inputs(loaded),
                                               device, c.expectation.codegen_assert_exact.value_or(true), comparison,

@@ -212,6 +212,8 @@ CompiledCase compile_case(const std::string& test_id, const config::TestEntry& e
   const int64_t cores = int64_t{chip.core_rows} * chip.core_cols;
   record.peak_device_l1_bytes = cores > 0 ? info.planned_peak_l1_bytes / cores : 0;
   record.device_ops = info.device_ops;
+  record.kernel_variants.clear();
+  for (const auto& [item, instructions] : info.kernel_variants) record.kernel_variants.push_back(item);
   record.modelled_device_seconds = info.cost.seconds;
   record.modelled_top_ops = info.cost.top_ops_text(5);
   if (info.cost.seconds > 0) record.samples_per_second = static_cast<double>(batch_of(graph)) / info.cost.seconds;

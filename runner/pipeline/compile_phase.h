@@ -48,7 +48,7 @@ struct CompileTarget {
 };
 
 // Compiles `graph` for the case and fills the record's compile fields
-// (compile_cache_hit, compile_stats, planned peaks, device_ops, the backend's
+// (compile_cache_hit, compile_stats, kernel_variants, planned peaks, device_ops, the backend's
 // platform and device; on a mesh also mesh and sharding_fallbacks). Dumps go to
 // <serialize_dir>/<case folder>/ as they are made; filechecks then run
 // against them. Throws on compile or FileCheck failure (the compile phase);

@@ -1,63 +1,18 @@
-// Op-level golden: each observed device op re-run alone on the CPU reference
-// and compared (comparators' metrics); rows, the first past, JSON lines.
+// Op-level golden: each observed device op queued for its check
+// (op_check.h) on the checker thread; rows, the first past, JSON lines.
 #include "runner/pipeline/op_golden.h"
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
-#include <exception>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
-#include "comparators/metrics.h"
-#include "core/error.h"
-#include "runtime/reference/reference_executor.h"
+#include "runner/pipeline/op_check.h"
 
 namespace meshtest::runner {
-
-namespace {
-
-// Device tensor -> how the reference holds it (floats as f32, ints as they are).
-Tensor host_view(const Tensor& t) { return is_floating(t.dtype()) ? t.to(DType::F32) : t; }
-
-Tensor apply(OpKind kind, const std::vector<Tensor>& in, Attrs attrs = {}) {
-  return runtime::run_reference_op(Op{kind, {}, kNoValue, std::move(attrs)}, in);
-}
-
-// The elementwise families, held to the per-element ulp bound.
-bool is_elementwise(OpKind kind) { return is_unary_elementwise(kind) || is_binary_elementwise(kind); }
-
-Tensor scalar(double value) {
-  Tensor t(DType::F32, {});
-  *t.data<float>() = static_cast<float>(value);
-  return t;
-}
-
-// The composites the compiler's fuse pass makes have no reference kernel (the
-// reference runs the unfused graph); here they are the reference ops they
-// fuse, applied to the fused op's own operands:
-//   sdpa(q, kᵀ, v[, mask]){scale} = softmax(q·kᵀ·scale [+ mask]) · v
-//   rms_norm(x, w){eps}          = x · rsqrt(mean(x², last axis) + eps) · w
-std::optional<Tensor> composite_reference(const DeviceInstr& instr, const std::vector<Tensor>& in) {
-  if (instr.kind == OpKind::Sdpa) {
-    Tensor scores = apply(OpKind::Mul, {apply(OpKind::Matmul, {in[0], in[1]}), scalar(instr.attrs.get_float("scale"))});
-    if (in.size() > 3) scores = apply(OpKind::Add, {scores, in[3]});
-    Attrs last;
-    last.set("axis", int64_t{-1});
-    return apply(OpKind::Matmul, {apply(OpKind::Softmax, {scores}, last), in[2]});
-  }
-  if (instr.kind == OpKind::RmsNorm) {
-    Attrs mean;
-    mean.set("axes", std::vector<int64_t>{-1});
-    mean.set("keepdim", int64_t{1});
-    const Tensor ms = apply(OpKind::ReduceMean, {apply(OpKind::Mul, {in[0], in[0]})}, mean);
-    const Tensor inv = apply(OpKind::Rsqrt, {apply(OpKind::Add, {ms, scalar(instr.attrs.get_float("eps"))})});
-    return apply(OpKind::Mul, {apply(OpKind::Mul, {in[0], inv}), in[1]});
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 std::vector<std::string> layer_paths(const DeviceProgram& program) {
   std::vector<std::string> of_buffer(program.buffers.size());
@@ -80,63 +35,95 @@ std::vector<std::string> layer_paths(const DeviceProgram& program) {
   return layers;
 }
 
+// One observed op waiting for its check.
+struct OpGolden::Queued {
+  OpToCheck op;
+  size_t bytes = 0;
+};
+
+OpGolden::~OpGolden() { stop(); }
+
+void OpGolden::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
+  }
+  changed_.notify_all();
+  if (checker_.joinable()) checker_.join();
+}
+
 void OpGolden::observe(const backend::OpExecution& e) {
   std::call_once(layers_once_, [&] { layers_ = layer_paths(e.program); });
-  OpGoldenRow row;
-  row.chip = e.chip;
-  row.index = e.index;
-  row.op = std::string(op_name(e.instr.kind));
-  row.origin = e.instr.origin;
-  if (e.index < layers_.size()) row.layer = layers_[e.index];
-  for (const Tensor* t : e.operands) row.operand_shapes.push_back(t->shape());
-  row.shape = e.result.shape();
-  row.dtype = std::string(dtype_name(e.result.dtype()));
-  const bool composite = e.instr.kind == OpKind::Sdpa || e.instr.kind == OpKind::RmsNorm;
-  if (!composite && runtime::reference_kernels().find(e.instr.kind) == nullptr) {
-    row.status = "no_reference";
-    row.note = std::string(runtime::reference_kernels().reason(e.instr.kind));
-  } else {
-    try {
-      std::vector<Tensor> operands;
-      operands.reserve(e.operands.size());
-      for (const Tensor* t : e.operands) operands.push_back(host_view(*t));
-      const std::optional<Tensor> fused = composite_reference(e.instr, operands);
-      const Tensor reference =
-          fused ? *fused : runtime::run_reference_op(Op{e.instr.kind, {}, kNoValue, e.instr.attrs}, operands);
-      comparators::ComparisonConfig config;
-      config.required_pcc = thresholds_.required_pcc;
-      config.scale_tolerance = thresholds_.scale_tolerance;
-      const Tensor result = host_view(e.result);
-      const comparators::OutputMetrics m = comparators::compare_tensors(row.origin, result, reference, config);
-      row.status = "checked";
-      row.pcc = m.pcc;
-      row.atol = m.atol;
-      row.norm_ratio = m.norm_ratio;
-      row.past = !m.passed;
-      row.note = m.failure;
-      if (is_elementwise(e.instr.kind) && e.result.dtype() == DType::BF16 && result.shape() == reference.shape()) {
-        row.max_ulp = comparators::max_bf16_ulp_error(result, reference);
-        if (!(row.max_ulp <= thresholds_.max_ulp)) {
-          char note[160];
-          std::snprintf(note, sizeof note, "an element is %.4g bf16 ulp from the reference (allowed %.4g)", row.max_ulp,
-                        thresholds_.max_ulp);
-          row.note += (row.note.empty() ? "" : "; ") + std::string(note);
-          row.past = true;
-        }
-      }
-    } catch (const std::exception& ex) {
-      row.status = "error";
-      row.note = ex.what();
-    }
+  auto queued = std::make_shared<Queued>();
+  OpToCheck& op = queued->op;
+  op.chip = e.chip;
+  op.index = e.index;
+  op.instr = &e.instr;
+  if (e.index < layers_.size()) op.layer = layers_[e.index];
+  op.operands.reserve(e.operands.size());
+  for (const Tensor* t : e.operands) {
+    op.operands.push_back(*t);
+    queued->bytes += t->nbytes();
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  rows_.push_back(std::move(row));
+  op.result = e.result;
+  queued->bytes += e.result.nbytes();
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return queue_.empty() || queued_bytes_ + queued->bytes <= kMaxQueuedBytes; });
+  queued_bytes_ += queued->bytes;
+  queue_.push_back(std::move(queued));
+  if (!checker_.joinable()) checker_ = std::thread([this] { check_loop(); });
+  lock.unlock();
+  changed_.notify_all();
+}
+
+namespace {
+// CPU time of the calling thread (the checker's, for the debug log).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+}  // namespace
+
+void OpGolden::check_loop() {
+  const double cpu0 = thread_cpu_seconds();
+  // The f32 forms of the last 64 MiB of tensors: a result is converted once
+  // for its own check and is then the next ops' operand (a larger cache only
+  // keeps fresh pages faulting in: converted weights are read once).
+  ConversionCache cache(size_t{64} << 20);
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+    if (queue_.empty()) {
+      cpu_seconds_ = thread_cpu_seconds() - cpu0;
+      return;
+    }
+    const std::shared_ptr<Queued> next = queue_.front();
+    lock.unlock();
+    const auto start = std::chrono::steady_clock::now();
+    OpGoldenRow row = check_op(next->op, thresholds_, cache);
+    const std::chrono::duration<double> busy = std::chrono::steady_clock::now() - start;
+    lock.lock();
+    busy_seconds_ += busy.count();
+    queue_.pop_front();
+    queued_bytes_ -= next->bytes;
+    rows_.push_back(std::move(row));
+    changed_.notify_all();
+  }
 }
 
 std::vector<OpGoldenRow> OpGolden::finish() {
+  const auto start = std::chrono::steady_clock::now();
+  stop();
+  const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
   std::lock_guard<std::mutex> lock(mutex_);
+  spdlog::debug("op-level golden: {} ops checked in {:.3f} s on the checker thread ({:.3f} s of its CPU), {:.3f} s "
+                "of it after the device had finished",
+                rows_.size(), busy_seconds_, cpu_seconds_, waited.count());
+  busy_seconds_ = cpu_seconds_ = 0.0;
   std::vector<OpGoldenRow> rows = std::move(rows_);
   rows_.clear();
+  closing_ = false;
   std::stable_sort(rows.begin(), rows.end(), [](const OpGoldenRow& a, const OpGoldenRow& b) {
     return a.index != b.index ? a.index < b.index : a.chip < b.chip;
   });
@@ -158,13 +145,20 @@ const OpGoldenRow* first_past(const std::vector<OpGoldenRow>& rows) {
 
 std::string describe_row(const OpGoldenRow& row) {
   char figures[128];
-  int n = std::snprintf(figures, sizeof figures, "local pcc %.6f, scale %.4f, max abs error %.4g", row.pcc,
-                        row.norm_ratio, row.atol);
-  if (!std::isnan(row.max_ulp) && n > 0 && static_cast<size_t>(n) < sizeof figures) {
-    std::snprintf(figures + n, sizeof figures - static_cast<size_t>(n), ", %.3g ulp", row.max_ulp);
+  std::snprintf(figures, sizeof figures, "local pcc %.6f, scale %.4f, max abs error %.4g", row.pcc, row.norm_ratio,
+                row.atol);
+  std::string text = figures;
+  if (!std::isnan(row.max_ulp)) {
+    std::snprintf(figures, sizeof figures, ", %.3g ulp", row.max_ulp);
+    text += figures;
   }
-  return row.origin + (row.layer.empty() ? "" : " in " + row.layer) + " (device op " + std::to_string(row.index) + ", chip " + std::to_string(row.chip) + ", " +
-         row.dtype + shape_to_string(row.shape) + "): " + figures;
+  if (row.k > 0 && !std::isnan(row.accumulation_ratio)) {
+    std::snprintf(figures, sizeof figures, ", %.3g x the K=%lld accumulation bound", row.accumulation_ratio,
+                  static_cast<long long>(row.k));
+    text += figures;
+  }
+  return row.origin + (row.layer.empty() ? "" : " in " + row.layer) + " (device op " + std::to_string(row.index) +
+         ", chip " + std::to_string(row.chip) + ", " + row.dtype + shape_to_string(row.shape) + "): " + text;
 }
 
 std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows) {
@@ -189,6 +183,10 @@ std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows) {
       j["atol"] = num(r.atol);
       j["norm_ratio"] = num(r.norm_ratio);
       if (!std::isnan(r.max_ulp)) j["max_ulp"] = num(r.max_ulp);
+      if (r.k > 0) {
+        j["k"] = r.k;
+        j["accumulation_ratio"] = num(r.accumulation_ratio);
+      }
       j["past_threshold"] = r.past;
       j["first_past_threshold"] = r.first;
     }

@@ -6,12 +6,21 @@
 // DIR/<case>/op_golden.jsonl; the first op past the per-op thresholds goes
 // to the result record (first_bad_op), the console and the dashboard, and
 // fails the case when the check is on.
+//
+// The checks run on a thread of their own while the device goes on with its
+// next ops (observe() hands over the op's operands and result, which share
+// storage with the device's, and returns), so the check overlaps the device
+// instead of following it; finish() waits for the last one.
 #pragma once
 
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/backend.h"
@@ -44,6 +53,10 @@ struct OpThresholds {
   double required_pcc = kDefaultOpRequiredPcc;
   double scale_tolerance = kDefaultOpScaleTolerance;  // on |norm ratio - 1|
   double max_ulp = kDefaultOpMaxUlp;                  // elementwise bf16 results; inf: off
+  // Contractions (matmul, linear, conv2d, reduce_sum/mean) held element by
+  // element to the f32 accumulation bound of their length K
+  // (accumulation_bound.h).
+  bool accumulation_bound = true;
 };
 
 // One device op on one chip, as op_golden.jsonl holds it.
@@ -62,23 +75,45 @@ struct OpGoldenRow {
   double atol = 0.0;        // max |device - reference|
   double norm_ratio = 1.0;  // ||device|| / ||reference||
   double max_ulp = NAN;     // elementwise bf16 results: worst error in bf16 ulp; NaN: not measured
+  int64_t k = 0;            // contractions: the accumulation length; 0: not a contraction checked so
+  double accumulation_ratio = NAN;  // worst |device - reference| / its K-derived bound; NaN: not measured
   bool past = false;        // past the per-op thresholds
   bool first = false;       // the first op past them (program order, then chip)
 };
 
-// Collects the rows of one execution; observe() may be called concurrently.
+// Collects the rows of one execution; observe() may be called concurrently
+// (chips of a mesh). The checks run on one thread, in the order observed.
 class OpGolden {
  public:
   explicit OpGolden(OpThresholds thresholds) : thresholds_(thresholds) {}
+  ~OpGolden();
+  OpGolden(const OpGolden&) = delete;
+  OpGolden& operator=(const OpGolden&) = delete;
+  // Queues the op's check (waits while the queued ops hold more than
+  // kMaxQueuedBytes, so a slow check bounds the memory it keeps alive).
   void observe(const backend::OpExecution& op);
-  // The rows in program order (then chip), the first past flagged.
+  // Waits for every queued check; the rows in program order (then chip), the
+  // first past flagged.
   std::vector<OpGoldenRow> finish();
 
+  static constexpr size_t kMaxQueuedBytes = size_t{512} << 20;
+
  private:
+  struct Queued;
+  void check_loop();
+  void stop();
+
   OpThresholds thresholds_;
   std::once_flag layers_once_;
   std::vector<std::string> layers_;  // per instruction of the observed program
   std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::shared_ptr<Queued>> queue_;
+  size_t queued_bytes_ = 0;
+  bool closing_ = false;
+  double busy_seconds_ = 0.0;  // wall time checking, on the checker thread (debug log)
+  double cpu_seconds_ = 0.0;   // its CPU time
+  std::thread checker_;
   std::vector<OpGoldenRow> rows_;
 };
 

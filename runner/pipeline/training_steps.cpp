@@ -2,6 +2,7 @@
 // forward + backward as the golden, the comparators' training policy.
 #include "runner/pipeline/training_steps.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -21,10 +22,19 @@ namespace {
 // One seed for every training case: "drawn from a fixed seed".
 const uint64_t kSeedGradientSeed = hash_seed("meshtest/training/seed_gradient");
 
-// The output the loader's training spec names (empty: the first).
+bool is_updated_buffer(const GraphOutput& o) { return o.name.rfind(sdk::kUpdatedBufferPrefix, 0) == 0; }
+
+// The output the loader's training spec names (empty: the first that is not
+// an updated buffer).
 const GraphOutput& training_output(const Graph& graph, const std::string& name) {
   if (graph.outputs.empty()) throw Error("the model has no outputs to differentiate");
-  if (name.empty()) return graph.outputs.front();
+  if (name.empty()) {
+    for (const GraphOutput& o : graph.outputs) {
+      if (!is_updated_buffer(o)) return o;
+    }
+    throw Error("the model has only updated buffers (" + std::string(sdk::kUpdatedBufferPrefix) +
+                "...) as outputs: nothing to differentiate");
+  }
   std::string known;
   for (const GraphOutput& o : graph.outputs) {
     if (o.name == name) return o;
@@ -70,6 +80,10 @@ class TrainingSteps : public RunModeSteps {
   sdk::LoadOptions load_options() const override { return training_load_options(case_.expectation); }
   void model_loaded(sdk::Model& model) override {
     output_ = training_output(model.graph, case_.loader->loader->training(case_.info.variant).output).name;
+    buffer_outputs_.clear();
+    for (const GraphOutput& o : model.graph.outputs) {
+      if (is_updated_buffer(o)) buffer_outputs_.push_back(o.name);
+    }
     if (!options_.compile.compile_only && has_device_routing(model.graph)) routing_ = std::make_unique<DeviceRouting>();
   }
   // A model that routes: after executing, its forward following the device's
@@ -84,7 +98,8 @@ class TrainingSteps : public RunModeSteps {
   void device_ops_unobservable() override { routing_.reset(); }
 
   const Graph& device_graph(const LoadedCase& loaded) override {
-    training_ = compiler::build_training_graph(loaded.model.graph, output_);
+    training_ = compiler::build_training_graph(loaded.model.graph, output_, buffer_outputs_);
+    require_no_buffer_gradient(training_);
     if (options_.sgd_learning_rate) compiler::append_sgd_step(training_, *options_.sgd_learning_rate);
     return training_.graph;
   }
@@ -104,12 +119,19 @@ class TrainingSteps : public RunModeSteps {
     // The device loads its weights from the training graph: the same data, or
     // the same deterministic initializers when lazy.
     loaded.model.graph.materialize_weights();
-    const runtime::ReferenceTraining golden =
-        runtime::run_reference_training(loaded.model.graph, loaded.inputs, output_, seed_,
-                                        routing_ ? routing_->golden_hook(loaded.model.graph) : runtime::ReferenceOpHook{});
+    const runtime::ReferenceTraining golden = runtime::run_reference_training(
+        loaded.model.graph, loaded.inputs, output_, seed_,
+        routing_ ? routing_->golden_hook(loaded.model.graph) : runtime::ReferenceOpHook{}, buffer_outputs_);
     golden_.forward = golden.forward;
     golden_.with_gradient = golden.with_gradient;
     golden_.gradients = golden.gradients;
+    golden_.buffer_names = buffer_names();
+    golden_.buffers = golden.kept;
+    for (const std::string& name : golden_.buffer_names) {
+      const Param* p = loaded.model.graph.find_param(name);
+      if (p == nullptr) throw Error("updated buffer '" + name + "' names no weight of the model");
+      golden_.buffers_before.push_back(materialize(*p, loaded.model.graph.type(p->value)).to(DType::F32));
+    }
     if (options_.sgd_learning_rate) {
       golden_.updated = runtime::reference_sgd_step(loaded.model.graph, golden, *options_.sgd_learning_rate);
     }
@@ -127,11 +149,11 @@ class TrainingSteps : public RunModeSteps {
   }
 
   void check_device_outputs(const std::vector<Tensor>& outputs) const override {
-    const size_t expected = 1 + per_weight() * training_.with_gradient.size();
+    const size_t expected = 1 + per_weight() * training_.with_gradient.size() + training_.kept_outputs.size();
     if (outputs.size() != expected) {
       throw RuntimeError("the training program returned " + std::to_string(outputs.size()) + " outputs, expected " +
                          std::to_string(expected) + " (the output and one per gradient" +
-                         (per_weight() == 2 ? " and updated weight)" : ")"));
+                         (per_weight() == 2 ? " and updated weight" : "") + " and updated buffer)");
     }
   }
 
@@ -168,9 +190,30 @@ class TrainingSteps : public RunModeSteps {
     comparators::TrainingTensors device;
     device.forward = outputs.front();
     device.with_gradient = training_.with_gradient;
+    const auto kept = static_cast<std::ptrdiff_t>(training_.kept_outputs.size());
     device.gradients.assign(outputs.begin() + 1, outputs.begin() + 1 + n);
-    device.updated.assign(outputs.begin() + 1 + n, outputs.end());
+    device.updated.assign(outputs.begin() + 1 + n, outputs.end() - kept);
+    device.buffer_names = buffer_names();
+    device.buffers.assign(outputs.end() - kept, outputs.end());
     return device;
+  }
+
+  // The buffers the updated-buffer outputs update (their names less the prefix).
+  std::vector<std::string> buffer_names() const {
+    std::vector<std::string> names;
+    for (const std::string& o : buffer_outputs_) names.push_back(o.substr(std::string(sdk::kUpdatedBufferPrefix).size()));
+    return names;
+  }
+
+  // Running statistics are buffers: the training graph must give them no
+  // gradient (a loader whose updated buffer feeds the trained output would).
+  void require_no_buffer_gradient(const compiler::TrainingGraph& training) const {
+    for (const std::string& buffer : buffer_names()) {
+      if (std::find(training.with_gradient.begin(), training.with_gradient.end(), buffer) != training.with_gradient.end()) {
+        throw CompileError("buffer '" + buffer + "' (updated as output " + sdk::kUpdatedBufferPrefix + buffer +
+                           ") receives a gradient: a buffer is state, not a parameter");
+      }
+    }
   }
 
   // <side>.safetensors (the output), <side>_gradients and <side>_updated
@@ -179,6 +222,7 @@ class TrainingSteps : public RunModeSteps {
     files[side] = {{output_, t.forward}};
     files[side + "_gradients"] = named_tensors(t.with_gradient, t.gradients);
     files[side + "_updated"] = named_tensors(t.with_gradient, t.updated);
+    if (!t.buffer_names.empty()) files[side + "_buffers"] = named_tensors(t.buffer_names, t.buffers);
   }
 
   size_t per_weight() const { return options_.sgd_learning_rate ? 2 : 1; }  // gradient (and updated weight)
@@ -186,6 +230,7 @@ class TrainingSteps : public RunModeSteps {
   const TestCase& case_;
   const PipelineOptions& options_;
   std::string output_;  // the differentiated output
+  std::vector<std::string> buffer_outputs_;  // the model's updated-buffer outputs (kept by the training graph)
   compiler::TrainingGraph training_;
   Tensor seed_;
   comparators::TrainingTensors golden_;
@@ -215,6 +260,7 @@ sdk::LoadOptions training_load_options(const config::TestEntry& entry) {
   sdk::LoadOptions options;
   options.batch_size = entry.batch_size.value_or(kDefaultTrainingBatchSize);
   options.seq_len = entry.seq_len;
+  options.training = true;
   return options;
 }
 

@@ -7,6 +7,13 @@
 // training_comparison.h. With `--optimizer-step sgd:LR` both sides also take
 // one SGD step and the updated weights are compared too.
 //
+// The model is loaded with sdk::LoadOptions::training: layers take their
+// model.train() form. A training-mode batch norm normalises with batch
+// statistics and outputs its updated running statistics (outputs named
+// sdk::kUpdatedBufferPrefix + buffer); the training graph keeps those outputs,
+// the golden computes them too, they are compared by their update and never
+// differentiated: a buffer that receives a gradient is a CompileError.
+//
 // Compiled before the golden (unlike inference): the joint graph is where a
 // model that fits for inference runs out of device memory, and that answer
 // costs no weights; the golden needs them all, in f32, with their gradients.

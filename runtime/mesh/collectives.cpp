@@ -1,5 +1,6 @@
 // Collectives: groups from the mesh, data moved with core/sharding.h's block
-// helpers, sums in f32 (bf16, f32) or exact integers (i32, i64).
+// helpers, sums in f32 (bf16, f32) or exact integers (i32, i64). The
+// collective mutants of core/mutation.h live here too.
 #include "runtime/mesh/collectives.h"
 
 #include "core/error.h"
@@ -9,8 +10,10 @@ namespace meshtest::runtime {
 
 namespace {
 
-// Elementwise sum of the group's tensors, in rank order, in the operands' dtype.
-Tensor sum_group(const std::vector<const Tensor*>& members) {
+// Elementwise sum of the group's tensors, in rank order, in the operands' dtype
+// (bf16 accumulated in f32 and rounded once, or with `bf16_adds` rounded
+// after every add: the all_reduce_bf16_accumulation mutant).
+Tensor sum_group(const std::vector<const Tensor*>& members, bool bf16_adds = false) {
   const Tensor& first = *members.at(0);
   Tensor out(first.dtype(), first.shape());
   const int64_t n = first.numel();
@@ -19,7 +22,11 @@ Tensor sum_group(const std::vector<const Tensor*>& members) {
       std::vector<float> acc(static_cast<size_t>(n), 0.0f);
       for (const Tensor* t : members) {
         const uint16_t* p = t->data<uint16_t>();
-        for (int64_t i = 0; i < n; ++i) acc[static_cast<size_t>(i)] += bf16_to_f32(p[i]);
+        for (int64_t i = 0; i < n; ++i) {
+          float& a = acc[static_cast<size_t>(i)];
+          a += bf16_to_f32(p[i]);
+          if (bf16_adds) a = bf16_to_f32(f32_to_bf16(a));
+        }
       }
       uint16_t* o = out.data<uint16_t>();
       for (int64_t i = 0; i < n; ++i) o[i] = f32_to_bf16(acc[static_cast<size_t>(i)]);
@@ -60,6 +67,36 @@ std::vector<const Tensor*> summed_members(OpKind kind, std::vector<const Tensor*
   return members;
 }
 
+// all_reduce's result: the sum, or under the all_reduce_mean_for_sum mutant
+// the mean (floating dtypes).
+Tensor all_reduce_result(const std::vector<const Tensor*>& members) {
+  Tensor sum = sum_group(members, mutant_active(MutantId::AllReduceBf16Accumulation));
+  if (!mutant_active(MutantId::AllReduceMeanForSum) || !is_floating(sum.dtype())) return sum;
+  Tensor mean(DType::F32, sum.shape());
+  for (int64_t i = 0; i < sum.numel(); ++i) {
+    mean.data<float>()[i] = static_cast<float>(sum.element_as_double(i) / static_cast<double>(members.size()));
+  }
+  return mean.to(sum.dtype());
+}
+
+// The group's axes, or under the all_reduce_over_whole_mesh mutant every
+// axis of the mesh for an all_reduce.
+std::vector<int> group_axes(OpKind kind, const Mesh& mesh, std::vector<int> axes) {
+  if (kind != OpKind::AllReduce || !mutant_active(MutantId::AllReduceOverWholeMesh)) return axes;
+  std::vector<int> all;
+  for (size_t a = 0; a < mesh.shape.size(); ++a) all.push_back(static_cast<int>(a));
+  return all;
+}
+
+// Position r of a gather or scatter holds block `r`, or under the
+// all_gather_chunk_order_rotated / reduce_scatter_chunk_mismatch mutants
+// block r+1 (mod the group size).
+int64_t block_at(OpKind kind, int64_t r, int64_t g) {
+  const bool rotated = (kind == OpKind::AllGather && mutant_active(MutantId::AllGatherChunkOrderRotated)) ||
+                       (kind == OpKind::ReduceScatter && mutant_active(MutantId::ReduceScatterChunkMismatch));
+  return rotated ? (r + 1) % g : r;
+}
+
 }  // namespace
 
 bool is_collective(OpKind kind) {
@@ -76,7 +113,7 @@ CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mes
   }
   std::vector<int> axes;
   try {
-    axes = parse_axes(mesh, attrs.get_string("axes"));
+    axes = group_axes(kind, mesh, parse_axes(mesh, attrs.get_string("axes")));
   } catch (const Error& e) {
     throw RuntimeError(std::string(op_name(kind)) + ": " + e.what());
   }
@@ -103,13 +140,15 @@ CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mes
     try {
       switch (kind) {
         case OpKind::AllGather: {
-          const Tensor gathered = concat_blocks(in, dim_attr("dim"));
+          std::vector<const Tensor*> ordered;
+          for (int64_t r = 0; r < g; ++r) ordered.push_back(in[static_cast<size_t>(block_at(kind, r, g))]);
+          const Tensor gathered = concat_blocks(ordered, dim_attr("dim"));
           for (int64_t m : members) result.per_chip[static_cast<size_t>(m)] = gathered;
           result.bytes_moved += g * (g - 1) * bytes;
           break;
         }
         case OpKind::AllReduce: {
-          const Tensor sum = sum_group(summed_members(kind, in));
+          const Tensor sum = all_reduce_result(summed_members(kind, in));
           for (int64_t m : members) result.per_chip[static_cast<size_t>(m)] = sum;
           result.bytes_moved += 2 * (g - 1) * bytes;  // ring: reduce-scatter + all-gather
           break;
@@ -118,7 +157,8 @@ CollectiveResult run_collective(OpKind kind, const Attrs& attrs, const Mesh& mes
           const Tensor sum = sum_group(summed_members(kind, in));
           const int64_t dim = dim_attr("dim");
           for (int64_t r = 0; r < g; ++r) {
-            result.per_chip[static_cast<size_t>(members[static_cast<size_t>(r)])] = slice_block(sum, dim, r, g);
+            result.per_chip[static_cast<size_t>(members[static_cast<size_t>(r)])] =
+                slice_block(sum, dim, block_at(kind, r, g), g);
           }
           result.bytes_moved += (g - 1) * bytes;
           break;

@@ -34,7 +34,7 @@ class ReferenceBackward {
         reaches_(graph.values.size(), false),
         requires_(graph.values.size(), false),
         grads_(graph.values.size()) {
-    output_ = find_output(output);
+    output_ = find_differentiated(output);
     diff_.reserve(graph.ops.size());
     for (const Op& op : graph.ops) diff_.push_back(reference_differentiable_operands(graph, op));
     // Forward: values that depend on a float weight through differentiable operands.
@@ -56,16 +56,20 @@ class ReferenceBackward {
     }
   }
 
-  ReferenceTraining run(const NamedTensors& inputs, const Tensor& seed, const ReferenceOpHook& hook) {
+  ReferenceTraining run(const NamedTensors& inputs, const Tensor& seed, const ReferenceOpHook& hook,
+                        const std::vector<std::string>& kept_outputs) {
     const TensorType& out_type = graph_.type(output_->value);
     if (seed.shape() != out_type.shape || !is_floating(seed.dtype())) {
       throw RuntimeError("seed gradient " + std::string(dtype_name(seed.dtype())) + shape_to_string(seed.shape()) +
                          " does not match output '" + output_->name + "' " + type_to_string(out_type));
     }
-    run_forward(inputs, hook);
+    std::vector<ValueId> kept_values;
+    for (const std::string& name : kept_outputs) kept_values.push_back(find_output(name)->value);
+    run_forward(inputs, hook, kept_values);
     ReferenceTraining result;
     result.output = output_->name;
     result.forward = kept_.at(output_->value);
+    for (ValueId v : kept_values) result.kept.push_back(kept_.at(v));
     if (active(output_->value)) grads_[at(output_->value)] = seed.to(DType::F32);
     for (size_t i = graph_.ops.size(); i-- > 0;) backward(i);
     for (const Param* w : graph_.weights()) {
@@ -82,6 +86,15 @@ class ReferenceBackward {
  private:
   bool active(ValueId v) const { return reaches_[at(v)] && requires_[at(v)]; }
 
+  // The differentiated output: floating point.
+  const GraphOutput* find_differentiated(std::string_view name) const {
+    const GraphOutput* found = find_output(name);
+    if (!is_floating(graph_.type(found->value).dtype)) {
+      throw RuntimeError("output '" + found->name + "' is not floating point: it cannot be differentiated");
+    }
+    return found;
+  }
+
   const GraphOutput* find_output(std::string_view name) const {
     if (graph_.outputs.empty()) throw RuntimeError("graph '" + graph_.name + "' has no outputs");
     const GraphOutput* found = name.empty() ? &graph_.outputs.front() : nullptr;
@@ -89,15 +102,12 @@ class ReferenceBackward {
       if (found == nullptr && o.name == name) found = &o;
     }
     if (found == nullptr) throw RuntimeError("graph '" + graph_.name + "' has no output '" + std::string(name) + "'");
-    if (!is_floating(graph_.type(found->value).dtype)) {
-      throw RuntimeError("output '" + found->name + "' is not floating point: it cannot be differentiated");
-    }
     return found;
   }
 
-  // One forward run whose outputs are the differentiated output and every
-  // operand and result the gradient kernels will read.
-  void run_forward(const NamedTensors& inputs, const ReferenceOpHook& hook) {
+  // One forward run whose outputs are the differentiated output, the kept
+  // outputs and every operand and result the gradient kernels will read.
+  void run_forward(const NamedTensors& inputs, const ReferenceOpHook& hook, const std::vector<ValueId>& kept_values) {
     Graph keep = graph_;
     keep.outputs.clear();
     std::vector<bool> listed(graph_.values.size(), false);
@@ -107,6 +117,7 @@ class ReferenceBackward {
       keep.outputs.push_back({"%" + std::to_string(v), v});
     };
     add(output_->value);
+    for (ValueId v : kept_values) add(v);
     for (const Op& op : graph_.ops) {
       if (!active(op.output)) continue;
       for (ValueId v : op.inputs) add(v);
@@ -175,8 +186,9 @@ std::vector<bool> reference_differentiable_operands(const Graph& graph, const Op
 }
 
 ReferenceTraining run_reference_training(const Graph& forward, const NamedTensors& inputs, std::string_view output,
-                                         const Tensor& seed_gradient, const ReferenceOpHook& hook) {
-  return ReferenceBackward(forward, output).run(inputs, seed_gradient, hook);
+                                         const Tensor& seed_gradient, const ReferenceOpHook& hook,
+                                         const std::vector<std::string>& kept_outputs) {
+  return ReferenceBackward(forward, output).run(inputs, seed_gradient, hook, kept_outputs);
 }
 
 std::vector<Tensor> reference_sgd_step(const Graph& forward, const ReferenceTraining& training, double learning_rate) {

@@ -13,9 +13,11 @@
 //  - Non-differentiable: integer operands (embedding ids), every operand of
 //    constant, topk_mask (a selection: nothing flows through it) and greater,
 //    casts to an integer dtype.
-//  - batch_norm has inference semantics: mean and var are given, not batch
-//    statistics, and scale, bias, mean and var all get their true gradients
-//    (running statistics stored as weights are in with_gradient).
+//  - batch_norm normalises with the mean and var it is given, and scale,
+//    bias, mean and var all get their true gradients: running statistics
+//    stored as weights (inference form) are in with_gradient; batch
+//    statistics computed from x (training form, models/common/batch_norm.h)
+//    pass theirs on to x.
 //  - layer_norm differentiates through its row statistics; gelu uses the
 //    exact derivative of the form given by `approximate`.
 //  - Kinks: relu'(0) = 0; maximum(a, b) sends the gradient to a where
@@ -45,6 +47,8 @@ struct ReferenceTraining {
   std::vector<Tensor> gradients;
   // Weights no gradient reaches, in graph weight order.
   std::vector<std::string> without_gradient;
+  // The forward values (f32) of the kept outputs, in the order asked.
+  std::vector<Tensor> kept;
 };
 
 // Differentiates the output named `output` of `forward` (empty: the first
@@ -53,8 +57,12 @@ struct ReferenceTraining {
 // op ("op #12 conv2d (backward): ...") when a kernel fails or an op on a
 // gradient path has no reference gradient.
 // `hook` (optional) sees the forward pass's ops as run_reference's does.
+// `kept_outputs`: other outputs of `forward` whose values are returned too
+// (ReferenceTraining::kept; a training-mode batch norm's updated running
+// statistics).
 ReferenceTraining run_reference_training(const Graph& forward, const NamedTensors& inputs, std::string_view output,
-                                         const Tensor& seed_gradient, const ReferenceOpHook& hook = {});
+                                         const Tensor& seed_gradient, const ReferenceOpHook& hook = {},
+                                         const std::vector<std::string>& kept_outputs = {});
 
 // One plain SGD step on the golden's side: for every weight in
 // `training.with_gradient`, weight - learning_rate * gradient, in f64 and

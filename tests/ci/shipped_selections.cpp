@@ -40,9 +40,8 @@ bool listed(const std::array<std::string_view, N>& names, std::string_view name)
 
 }  // namespace
 
-std::vector<std::string> restricted_run(const std::vector<std::string>& run_args, const std::string& quick) {
+std::vector<std::string> without_output_options(const std::vector<std::string>& run_args) {
   std::vector<std::string> out;
-  std::string keyword;
   for (size_t i = 0; i < run_args.size(); ++i) {
     const std::string& arg = run_args[i];
     const std::string name = arg.substr(0, arg.find('='));
@@ -52,11 +51,21 @@ std::vector<std::string> restricted_run(const std::vector<std::string>& run_args
       if (!inline_value) ++i;  // its value
       continue;
     }
-    if (arg == "-k" && i + 1 < run_args.size()) {
-      keyword = run_args[++i];
+    out.push_back(arg);
+  }
+  return out;
+}
+
+std::vector<std::string> restricted_run(const std::vector<std::string>& run_args, const std::string& quick) {
+  std::vector<std::string> out;
+  std::string keyword;
+  const std::vector<std::string> kept = without_output_options(run_args);
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i] == "-k" && i + 1 < kept.size()) {
+      keyword = kept[++i];
       continue;
     }
-    out.push_back(arg);
+    out.push_back(kept[i]);
   }
   out.push_back("-k");
   out.push_back(keyword.empty() ? quick : "(" + keyword + ") and (" + quick + ")");

@@ -29,6 +29,10 @@ extern const char* const kQuickCases;
 // option (selection, --arch, --optimizer-step, --reruns, numerics) stays.
 std::vector<std::string> restricted_run(const std::vector<std::string>& run_args, const std::string& quick);
 
+// `run_args` with the same output and bookkeeping options dropped, and
+// nothing added: the whole selection (`meshtest coverage` compiles it).
+std::vector<std::string> without_output_options(const std::vector<std::string>& run_args);
+
 struct ShippedSelection {
   std::vector<std::string> args;     // restricted_run of the workflows' command
   std::vector<std::string> sources;  // "<workflow file> <job> <matrix values>", each job run it stands for

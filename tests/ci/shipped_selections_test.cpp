@@ -24,6 +24,8 @@
 namespace meshtest::ci {
 namespace {
 
+using testing::shell_quote;
+
 namespace fs = std::filesystem;
 
 const fs::path kSource = MESHTEST_SOURCE_DIR;
@@ -32,12 +34,6 @@ const char* const kShippedWorkflows[] = {"pr.yml", "nightly.yml", "weekly.yml", 
 // most selections hold a few cases, so one meshtest's start and its last
 // case overlap the other's.
 constexpr size_t kSelectionsAtOnce = 2;
-
-std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::string joined(const std::vector<std::string>& words, const std::string& separator) {
   std::string out;

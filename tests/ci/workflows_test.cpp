@@ -17,15 +17,11 @@
 namespace meshtest::ci {
 namespace {
 
+using testing::shell_quote;
+
 namespace fs = std::filesystem;
 
 const fs::path kSource = MESHTEST_SOURCE_DIR;
-
-std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // `meshtest --check-args ARGS`: exit status and output.
 testing::CommandResult check_args(const std::vector<std::string>& args) {

@@ -275,7 +275,8 @@ TEST_F(Cli, BackendOverridesApplyUnderTheNamedBackend) {
       << r.output;
   r = run_meshtest("collect " + common + " --backend tt");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("error: --backend: unknown backend 'tt'; known backends: simulated, pjrt"), std::string::npos)
+  EXPECT_NE(r.output.find("error: --backend: unknown backend 'tt'; known backends: simulated, pjrt, pjrt:<platform>"),
+            std::string::npos)
       << r.output;
 #ifdef MESHTEST_PJRT_PLUGIN
   r = run_meshtest("run " + common + " --backend pjrt --pjrt-plugin " + MESHTEST_PJRT_PLUGIN + " " + db());
@@ -284,6 +285,45 @@ TEST_F(Cli, BackendOverridesApplyUnderTheNamedBackend) {
   r = run_meshtest("run " + common + " " + db());
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("PASSED   pcc="), std::string::npos) << r.output;
+#endif
+}
+
+// backend_overrides.pjrt:<platform> applies when the plugin's client reports
+// that platform (meshtest's own plugin: "meshtest"), in the run and its
+// workers; collect and show take the scoped name; a platform the plugin does
+// not have stops the run.
+TEST_F(Cli, PlatformScopedBackendOverridesFollowThePluginsPlatform) {
+  const std::string id = "mnist/image_classification/native-mlp-single_device-inference";
+  const fs::path config = dir / "platform_config";
+  meshtest::testing::write_test_config(
+      config / "x.yaml", {{id,
+                           {"status: EXPECTED_PASSING", "backend_overrides:",
+                            "  pjrt:meshtest: {status: KNOWN_FAILURE_XFAIL, reason: only on meshtest's plugin}",
+                            "  pjrt:cuda: {status: EXCLUDE_MODEL, reason: only on cuda}"}}});
+  const std::string common = id + " --config-dir " + config.string();
+  Result r = run_meshtest("show " + common + " --backend pjrt:meshtest");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("(backend_overrides.pjrt:meshtest)"), std::string::npos) << r.output;
+  r = run_meshtest("collect " + common + " --backend pjrt");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("    EXPECTED_PASSING · markers: "), std::string::npos) << r.output;
+  r = run_meshtest("collect " + common + " --backend simulated:n150");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("only pjrt is scoped by platform"), std::string::npos) << r.output;
+#ifdef MESHTEST_PJRT_PLUGIN
+  const std::string plugin = std::string(" --pjrt-plugin ") + MESHTEST_PJRT_PLUGIN + " " + db();
+  r = run_meshtest("run " + common + " --backend pjrt" + plugin);
+  EXPECT_EQ(r.status, 1) << r.output;  // the meshtest block's strict xfail passes: unexpected
+  EXPECT_NE(r.output.find("XPASSED  pcc="), std::string::npos) << r.output;
+  r = run_meshtest("run " + common + " --backend pjrt:meshtest" + plugin);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("XPASSED  pcc="), std::string::npos) << r.output;
+  r = run_meshtest("run " + common + " --backend pjrt:cuda" + plugin);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--backend pjrt:cuda, but PJRT plugin " + std::string(MESHTEST_PJRT_PLUGIN) +
+                          "'s platform is 'meshtest'"),
+            std::string::npos)
+      << r.output;
 #endif
 }
 

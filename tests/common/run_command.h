@@ -1,6 +1,6 @@
 // Shared by the whole-binary tests: run a shell command and capture its exit
 // status and combined stdout/stderr; read a whole text file; count a string's
-// occurrences; a fresh temp folder per test.
+// occurrences; a fresh temp folder per test; quote a shell word.
 #pragma once
 
 #include <sys/wait.h>
@@ -19,6 +19,13 @@ struct CommandResult {
   int status = -1;     // exit status, or 128 + signal number
   std::string output;  // stdout and stderr together
 };
+
+// `word` as one shell word, single-quoted.
+inline std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 inline CommandResult run_command(const std::string& command) {
   FILE* pipe = popen((command + " 2>&1").c_str(), "r");

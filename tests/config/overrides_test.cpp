@@ -101,6 +101,36 @@ TEST_F(Overrides, TheBackendBlockAppliesAfterTheArchBlock) {
   EXPECT_EQ(override_origin(e, {"p150", "pjrt"}, "markers"), "arch_overrides.p150");
 }
 
+// pjrt:<platform> applies only on that platform, after the block of pjrt.
+TEST_F(Overrides, APlatformBlockAppliesAfterItsBackendsBlock) {
+  write("p.yaml", R"(test_config:
+  a-single_device-inference:
+    status: EXPECTED_PASSING
+    backend_overrides:
+      pjrt:cuda:
+        status: KNOWN_FAILURE_XFAIL
+        reason: "cuda's plugin lacks the op"
+      pjrt:
+        required_pcc: 0.9
+        reason: "any plugin"
+)");
+  const TestConfig c = load();
+  ASSERT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  const TestEntry& e = *c.find("a-single_device-inference");
+  const TestEntry cuda = resolve_overrides(e, {"n150", "pjrt:cuda"});
+  EXPECT_EQ(cuda.status, TestStatus::KnownFailureXfail);
+  EXPECT_EQ(cuda.reason, "cuda's plugin lacks the op");  // written first, applied last
+  EXPECT_DOUBLE_EQ(*cuda.required_pcc, 0.9);
+  EXPECT_EQ(override_origin(e, {"n150", "pjrt:cuda"}, "reason"), "backend_overrides.pjrt:cuda");
+  EXPECT_EQ(override_origin(e, {"n150", "pjrt:cuda"}, "required_pcc"), "backend_overrides.pjrt");
+  const TestEntry cpu = resolve_overrides(e, {"n150", "pjrt:cpu"});
+  EXPECT_EQ(cpu.status, TestStatus::ExpectedPassing);
+  EXPECT_EQ(cpu.reason, "any plugin");
+  const TestEntry unprobed = resolve_overrides(e, {"n150", "pjrt"});
+  EXPECT_EQ(unprobed.status, TestStatus::ExpectedPassing);
+  EXPECT_EQ(resolve_overrides(e, {"n150", "simulated"}).required_pcc, std::nullopt);
+}
+
 TEST_F(Overrides, TheEmitcBlockAppliesOnlyWithEmitc) {
   const TestEntry e = entry();
   ASSERT_EQ(e.emitc_overrides.size(), 1u);

@@ -145,13 +145,29 @@ TEST_F(Validation, ArchOverridesAreCheckedLikeEntries) {
 
 TEST_F(Validation, BackendOverridesNameAKnownBackend) {
   EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrtt: {status: KNOWN_FAILURE_XFAIL}\n"),
-            at(4, 7) + "unknown backend 'pjrtt' (did you mean 'pjrt'?); known backends: simulated, pjrt");
+            at(4, 7) + "unknown backend 'pjrtt' (did you mean 'pjrt'?); known backends: simulated, pjrt, pjrt:<platform>");
   diags.clear();
   EXPECT_EQ(problem_in_entry("    backend_overrides:\n      tt-xla: {status: KNOWN_FAILURE_XFAIL}\n"),
-            at(4, 7) + "unknown backend 'tt-xla'; known backends: simulated, pjrt");
+            at(4, 7) + "unknown backend 'tt-xla'; known backends: simulated, pjrt, pjrt:<platform>");
   diags.clear();
   EXPECT_EQ(problem_in_entry("    backend_overrides:\n      n150: {}\n"),  // an arch is not a backend
-            at(4, 7) + "unknown backend 'n150'; known backends: simulated, pjrt");
+            at(4, 7) + "unknown backend 'n150'; known backends: simulated, pjrt, pjrt:<platform>");
+}
+
+TEST_F(Validation, BackendOverridesMayScopePjrtToAPlatform) {
+  write("x.yaml", "test_config:\n  a-single_device-inference:\n    backend_overrides:\n      pjrt:cuda: {}\n");
+  load();
+  EXPECT_TRUE(diags.empty()) << ::testing::PrintToString(lines());
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrt:CUDA: {}\n"),
+            at(4, 7) + "backend 'pjrt:CUDA': a platform is the plugin's platform name in lowercase letters, digits, "
+                       "'_' or '-' (e.g. pjrt:cuda)");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      pjrt:: {}\n"),
+            at(4, 7) + "backend 'pjrt:': a platform is the plugin's platform name in lowercase letters, digits, "
+                       "'_' or '-' (e.g. pjrt:cuda)");
+  diags.clear();
+  EXPECT_EQ(problem_in_entry("    backend_overrides:\n      simulated:n150: {}\n"),
+            at(4, 7) + "backend 'simulated:n150': only pjrt is scoped by platform (pjrt:<platform>)");
 }
 
 TEST_F(Validation, BackendOverridesAreCheckedLikeEntries) {

@@ -383,7 +383,11 @@ TEST(Bert, SampleInputsFollowTheConvention) {
     EXPECT_EQ(types.data<int64_t>()[s], s < seq / 2 ? 0 : 1) << s;
     EXPECT_EQ(mask.data<float>()[s], s < seq - seq / 8 ? 1.0f : 0.0f) << s;
   }
-  EXPECT_GT(distinct.size(), 100u);
+  // Text-like ids (models/common/causal_lm.h token_ids): spread over the
+  // vocabulary, with a few frequent ids repeated (an embedding gradient must
+  // accumulate them). 128 positions: about 64 uniform ids plus 16 frequent ones.
+  EXPECT_GT(distinct.size(), 50u);
+  EXPECT_LT(distinct.size(), 110u);
   // Different variants get different ids.
   const sdk::Inputs base = loader->load_inputs("bert_base", {});
   EXPECT_FALSE(same_bytes(ids, base.at("input_ids")));

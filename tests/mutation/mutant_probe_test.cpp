@@ -10,9 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "compiler/compile.h"
 #include "compiler/compile_cache.h"
 #include "core/graph_builder.h"
+#include "core/ir_text.h"
 #include "core/mutation.h"
 #include "core/rng.h"
 #include "reports/failure_classes.h"
@@ -90,16 +93,17 @@ Probe gemm_weight(DType weight_dtype) {
   };
 }
 
-// A collective over the 4 chips of a 1x4 mesh, one bf16 operand per chip.
-Probe collective(OpKind kind) {
+// A collective over the "model" axis of a 4-chip mesh (1x4, or 2x2 where the
+// axis is a proper subgroup), one bf16 operand per chip.
+Probe collective(OpKind kind, Shape mesh_shape = {1, 4}) {
   return [=] {
-    const Mesh mesh{{1, 4}, {"batch", "model"}};
+    const Mesh mesh{mesh_shape, {"batch", "model"}};
     std::vector<Tensor> operands;
     for (uint64_t c = 0; c < 4; ++c) operands.push_back(normal({8, 4}, 20 + c).to(DType::BF16));
     std::vector<const Tensor*> ptrs;
     for (const Tensor& t : operands) ptrs.push_back(&t);
     Attrs attrs{{"axes", std::string("model")}};
-    if (kind == OpKind::ReduceScatter) attrs.set("dim", int64_t{0});
+    if (kind == OpKind::ReduceScatter || kind == OpKind::AllGather) attrs.set("dim", int64_t{0});
     Outputs out;
     for (const Tensor& t : runtime::run_collective(kind, attrs, mesh, ptrs).per_chip) out.push_back(t.to(DType::F32));
     return out;
@@ -121,11 +125,92 @@ Probe training(const std::function<ValueId(GraphBuilder&, ValueId)>& forward) {
   };
 }
 
+// A graph of tests/filecheck (the passes' golden inputs) compiled at -O1 (fuse,
+// const-eval), float inputs normal.
+Probe filecheck_graph(const std::string& file) {
+  return [=] {
+    std::ifstream in(std::string(MESHTEST_SOURCE_DIR) + "/tests/filecheck/" + file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const Graph graph = parse_graph(text.str(), file);
+    NamedTensors feed;
+    uint64_t seed = 70;
+    for (const Param* p : graph.inputs()) feed[p->name] = normal(graph.type(p->value).shape, ++seed);
+    compiler::CompileOptions options;
+    options.optimization_level = 1;
+    return run_chip(graph, feed, options);
+  };
+}
+
+// A graph made by `build` from input "x" of `shape` (holding `x`) at -O1.
+Probe optimized(const Tensor& x, const std::function<ValueId(GraphBuilder&, ValueId)>& build) {
+  return [=] {
+    GraphBuilder b("optimized_probe");
+    b.output("y", build(b, b.input("x", DType::F32, x.shape())));
+    compiler::CompileOptions options;
+    options.optimization_level = 1;
+    return run_chip(b.finish(), {{"x", x}}, options);
+  };
+}
+
+// The decomposed RMSNorm the fuse pass matches: x * rsqrt(mean(x^2) + 1e-6) * w.
+ValueId decomposed_rms_norm(GraphBuilder& b, ValueId x) {
+  const ValueId ms = b.op(OpKind::ReduceMean, {b.mul(x, x)}, {{"axes", std::vector<int64_t>{-1}}, {"keepdim", int64_t{1}}});
+  const ValueId inv = b.op(OpKind::Rsqrt, {b.add(ms, b.constant(1e-6))});
+  return b.mul(b.mul(x, inv), b.weight("w", {16}, Initializer::normal(1.0, 0.2, 65)));
+}
+
+// A training-form batch norm (models/common/batch_norm.h): batch statistics
+// by reduce_sum, beside running statistics named as the layer's.
+Probe training_batch_norm() {
+  return [] {
+    GraphBuilder b("training_batch_norm");
+    const Shape shape{2, 4, 3, 3};
+    const ValueId x = b.input("x", DType::F32, shape);
+    const Attrs over_nhw{{"axes", std::vector<int64_t>{0, 2, 3}}, {"keepdim", int64_t{0}}};
+    const ValueId inv_n = b.constant(1.0 / 18.0);
+    const ValueId mean = b.mul(b.op(OpKind::ReduceSum, {x}, over_nhw), inv_n);
+    const ValueId centered = b.sub(x, b.reshape(mean, {4, 1, 1}));
+    const ValueId var = b.mul(b.op(OpKind::ReduceSum, {b.mul(centered, centered)}, over_nhw), inv_n);
+    const ValueId gamma = b.weight("bn.weight", {4}, Initializer::uniform(0.5, 1.5, 95));
+    const ValueId beta = b.weight("bn.bias", {4}, Initializer::normal(0.0, 0.2, 96));
+    const ValueId running_mean = b.weight("bn.running_mean", {4}, Initializer::normal(0.0, 0.1, 97));
+    const ValueId running_var = b.weight("bn.running_var", {4}, Initializer::uniform(0.5, 1.5, 98));
+    b.output("y", b.op(OpKind::BatchNorm, {x, gamma, beta, mean, var}, {{"eps", 1e-5}}));
+    b.output("running", b.add(running_mean, running_var));  // keeps the running statistics in the graph
+    return run_chip(b.finish(), {{"x", random_normal(shape, 99, 2.0f, 1.5f)}});
+  };
+}
+
+// Training through an embedding whose ids repeat: the table's gradient.
+Probe embedding_training() {
+  return [] {
+    GraphBuilder b("embedding_training");
+    const ValueId ids = b.input("ids", DType::I64, {6});
+    const ValueId table = b.weight("table", {10, 8}, Initializer::normal(0.0, 1.0, 37));
+    b.output("y", b.op(OpKind::Embedding, {ids, table}));
+    const compiler::TrainingGraph graph = compiler::build_training_graph(b.finish(), "y");
+    return run_chip(graph.graph, {{"ids", Tensor::from_i64({6}, {1, 4, 1, 7, 4, 1})},
+                                  {compiler::kSeedGradientInput, normal({6, 8}, 38)}});
+  };
+}
+
 std::map<std::string_view, Probe> probes() {
   using K = OpKind;
   const Probe gelu = unary(K::Gelu), silu = unary(K::Silu), softmax_probe = softmax(), linear_probe = linear(),
               conv = conv2d(), ln = layer_norm(), attention = sdpa();
   const Probe matmul = single_op(K::Matmul, {normal({4, 16}, 40), normal({16, 8}, 41)});
+  const Probe rms = single_op(K::RmsNorm, {normal({4, 16}, 42), positive({16}, 43)}, {{"eps", 1e-6}});
+  const Probe batch_norm = single_op(
+      K::BatchNorm, {normal({1, 4, 4, 4}, 45), positive({4}, 46), normal({4}, 47), normal({4}, 48), positive({4}, 49)},
+      {{"eps", 1e-5}});
+  const Probe reduce_sum = single_op(K::ReduceSum, {normal({4, 64}, 66)},
+                                     {{"axes", std::vector<int64_t>{-1}}, {"keepdim", int64_t{1}}});
+  const Probe cache_append =  // a decode step: 5 cached positions and 1 new, 2 heads
+      single_op(K::Concat, {normal({1, 2, 5, 8}, 67), normal({1, 2, 1, 8}, 68)}, {{"axis", int64_t{2}}});
+  auto layer_norm_of = [](const Tensor& x) {
+    return single_op(K::LayerNorm, {x, positive({x.dim(-1)}, 10), normal({x.dim(-1)}, 11)}, {{"eps", 1e-5}});
+  };
   return {
       {"gelu_scale_1pct", gelu},
       {"gelu_scale_5pct", gelu},
@@ -150,12 +235,9 @@ std::map<std::string_view, Probe> probes() {
       {"layer_norm_beta_ignored", ln},
       {"layer_norm_gamma_ignored", ln},
       {"layer_norm_variance_d_minus_1", ln},
-      {"rms_norm_scale_5pct", single_op(K::RmsNorm, {normal({4, 16}, 42), positive({16}, 43)}, {{"eps", 1e-6}})},
+      {"rms_norm_scale_5pct", rms},
       {"global_avg_pool2d_scale_5pct", single_op(K::GlobalAvgPool2d, {normal({1, 4, 4, 4}, 44)})},
-      {"batch_norm_mean_ignored",
-       single_op(K::BatchNorm,
-                 {normal({1, 4, 4, 4}, 45), positive({4}, 46), normal({4}, 47), normal({4}, 48), positive({4}, 49)},
-                 {{"eps", 1e-5}})},
+      {"batch_norm_mean_ignored", batch_norm},
       {"sdpa_mask_dropped", attention},
       {"sdpa_mask_transposed", attention},
       {"rope_table_off_by_one", single_op(K::Mul, {normal({1, 2, 8, 16}, 50), normal({8, 16}, 51)})},
@@ -186,6 +268,74 @@ std::map<std::string_view, Probe> probes() {
        training([](GraphBuilder& b, ValueId h) {
          return b.matmul(h, b.weight("v", {8, 4}, Initializer::normal(0.0, 1.0, 35)));
        })},
+      // Issue 33's classes.
+      {"rms_norm_weight_ignored", rms},
+      {"sdpa_scale_ignored", attention},
+      {"rms_norm_mean_subtracted", rms},
+      {"tanh_half_argument", unary(K::Tanh)},
+      {"sdpa_mask_row_off_by_one", attention},
+      {"sdpa_scale_1_over_d", attention},
+      {"gqa_kv_head_rotated", single_op(K::Matmul, {normal({1, 2, 2, 4, 8}, 69), normal({1, 2, 1, 8, 4}, 70)})},
+      {"max_pool2d_window_shifted",
+       single_op(K::MaxPool2d, {normal({1, 2, 8, 8}, 71)},
+                 {{"kernel", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{2, 2}}})},
+      {"reduce_sum_skips_last_element", reduce_sum},
+      {"reduce_sum_bf16_accumulation", reduce_sum},
+      {"linear_bf16_accumulation",  // K = 128: four 32-wide tiles
+       single_op(K::Linear, {normal({4, 128}, 72), normal({8, 128}, 73), normal({8}, 74)})},
+      {"conv2d_bf16_accumulation",  // 16 input channels, 3x3: four partials of 4 channels
+       single_op(K::Conv2d, {normal({1, 16, 6, 6}, 75), normal({4, 16, 3, 3}, 76), normal({4}, 77)})},
+      {"layer_norm_bf16_statistics", layer_norm_of(normal({4, 256}, 78))},
+      {"softmax_bf16_accumulation", single_op(K::Softmax, {normal({4, 256}, 79)}, {{"axis", int64_t{-1}}})},
+      {"all_reduce_bf16_accumulation", collective(K::AllReduce)},
+      {"div_via_bf16_reciprocal", single_op(K::Div, {normal({64}, 80), positive({64}, 81)})},
+      {"bfp8_encoder_truncates", gemm_weight(DType::BFP8_B)},
+      {"batch_norm_shift_uses_gamma", batch_norm},
+      {"batch_norm_eps_1e_3",  // channels of small variance (about 2e-3), where eps matters
+       single_op(K::BatchNorm,
+                 {normal({1, 4, 4, 4}, 82), positive({4}, 46), normal({4}, 47), normal({4}, 48),
+                  random_normal({4}, 83, 2e-3f, 2e-4f)},
+                 {{"eps", 1e-5}})},
+      {"fuse_layer_norm_gamma_beta_swapped", filecheck_graph("fuse_norms.mtir")},
+      {"fuse_sdpa_divisor_as_scale", filecheck_graph("fuse_attention.mtir")},
+      {"fuse_gelu_tanh_marked_exact", filecheck_graph("fuse_gelu.mtir")},
+      {"fuse_rms_norm_eps_dropped",  // rows of mean square about 1e-5, where eps 1e-6 matters
+       optimized(random_normal({4, 16}, 84, 0.0f, 3e-3f), decomposed_rms_norm)},
+      {"const_eval_transpose_perm_inverted",  // a weight [2,3,4] folded through perm {1,2,0}
+       optimized(normal({3, 4, 2}, 85),
+                 [](GraphBuilder& b, ValueId x) {
+                   const ValueId w = b.weight("w", {2, 3, 4}, Initializer::normal(0.0, 1.0, 86));
+                   return b.add(x, b.transpose(w, {1, 2, 0}));
+                 })},
+      {"all_gather_chunk_order_rotated", collective(K::AllGather)},
+      {"reduce_scatter_chunk_mismatch", collective(K::ReduceScatter)},
+      {"all_reduce_mean_for_sum", collective(K::AllReduce)},
+      {"all_reduce_over_whole_mesh", collective(K::AllReduce, {2, 2})},
+      {"vjp_silu_sigmoid_only", training([](GraphBuilder& b, ValueId h) { return b.op(OpKind::Silu, {h}); })},
+      {"vjp_div_denominator_sign",
+       training([](GraphBuilder& b, ValueId h) {
+         return b.div(h, b.weight("d", {8, 8}, Initializer::normal(2.0, 0.2, 87)));
+       })},
+      {"vjp_reduce_mean_undivided",
+       training([](GraphBuilder& b, ValueId h) {
+         return b.op(OpKind::ReduceMean, {h}, {{"axes", std::vector<int64_t>{-1}}, {"keepdim", int64_t{1}}});
+       })},
+      {"rsqrt_fast_approx", single_op(K::Rsqrt, {positive({256}, 88)})},
+      {"layer_norm_fast_rsqrt", layer_norm_of(normal({8, 64}, 89))},
+      {"rms_norm_fast_rsqrt", single_op(K::RmsNorm, {normal({8, 64}, 90), positive({64}, 91)}, {{"eps", 1e-6}})},
+      {"softmax_approx_exp", softmax_probe},
+      {"gelu_sigmoid_approx", gelu},
+      {"softmax_no_max_subtraction",  // logits up to about 150: exp overflows without the max
+       single_op(K::Softmax, {random_normal({4, 16}, 92, 0.0f, 60.0f)}, {{"axis", int64_t{-1}}})},
+      {"layer_norm_eps_ignored", layer_norm_of(random_normal({4, 16}, 93, 0.0f, 2e-3f))},
+      {"layer_norm_one_pass_variance", layer_norm_of(random_normal({4, 64}, 94, 300.0f, 2.0f))},
+      {"embedding_grad_overwrite", embedding_training()},
+      {"kv_cache_write_one_position_early", cache_append},
+      {"kv_cache_stale_row", cache_append},
+      {"kv_cache_wrong_head", cache_append},
+      {"batch_norm_running_stats_in_training", training_batch_norm()},
+      {"matmul_bf16_accumulation",  // K = 128 over a batch of 2: four 32-wide tiles
+       single_op(K::Matmul, {normal({2, 4, 128}, 95), normal({2, 128, 8}, 96)})},
   };
 }
 
@@ -237,7 +387,8 @@ std::string comparison_failure(const MutantInfo& mutant, const Outputs& golden, 
   const comparators::ComparisonConfig config;
   if (mutant.site == MutantSite::VjpRule) {
     auto side = [](const Outputs& outputs) {
-      comparators::TrainingTensors t{outputs.front(), {}, {}, {}};
+      comparators::TrainingTensors t;
+      t.forward = outputs.front();
       for (size_t i = 1; i < outputs.size(); ++i) {
         t.with_gradient.push_back("w" + std::to_string(i));
         t.gradients.push_back(outputs[i]);
@@ -290,7 +441,7 @@ TEST(MutantProbe, EveryProbeNamesACataloguedMutant) {
   for (const auto& [name, probe] : probes()) EXPECT_NE(find_mutant(name), nullptr) << name;
 }
 
-TEST(MutantCatalogue, HasAtLeastThirtyUniquelyNamedDescribedMutants) {
+TEST(MutantCatalogue, HasAtLeastSeventyUniquelyNamedDescribedMutants) {
   std::set<std::string_view> names;
   for (const MutantInfo& mutant : mutant_catalogue()) {
     EXPECT_TRUE(names.insert(mutant.name).second) << "duplicate " << mutant.name;
@@ -298,8 +449,25 @@ TEST(MutantCatalogue, HasAtLeastThirtyUniquelyNamedDescribedMutants) {
     EXPECT_FALSE(mutant.mutant_class.empty()) << mutant.name;
     EXPECT_EQ(&mutant_info(mutant.id), &mutant);
   }
-  EXPECT_GE(names.size(), 30u);
+  EXPECT_GE(names.size(), 70u);
   EXPECT_EQ(find_mutant("no_such_mutant"), nullptr);
+}
+
+// Every class has a member (most have several), and the reference page lists every
+// mutant with its class and site (docs/reference/mutation-catalogue.md).
+TEST(MutantCatalogue, EveryClassHasMembersAndThePageListsEveryMutant) {
+  std::map<std::string_view, int> members;
+  for (const MutantInfo& mutant : mutant_catalogue()) ++members[mutant.mutant_class];
+  for (std::string_view c : mutant_classes()) EXPECT_GE(members[c], 1) << "class " << c << " has no mutant";
+  EXPECT_GE(mutant_classes().size(), 10u);
+  std::ifstream in(MESHTEST_SOURCE_DIR "/docs/reference/mutation-catalogue.md");
+  std::stringstream page;
+  page << in.rdbuf();
+  for (const MutantInfo& mutant : mutant_catalogue()) {
+    const std::string row = "| `" + std::string(mutant.name) + "` | " + std::string(mutant.mutant_class) + " | " +
+                            std::string(mutant_site_name(mutant.site)) + " |";
+    EXPECT_NE(page.str().find(row), std::string::npos) << "mutation-catalogue.md has no row starting " << row;
+  }
 }
 
 TEST(MutantCatalogue, SwitchIsOffUnlessSet) {

@@ -1,7 +1,9 @@
 // The shard pass on training graphs (the compiler's autodiff output):
 // tensor parallel keeps every weight gradient in its weight's split, data
 // parallel sums each chip's partial weight gradients with all_reduce and
-// falls back nowhere; both run on a mesh and match the unsharded graph.
+// falls back nowhere; both run on a mesh and match the unsharded graph. A
+// training-form batch norm is SyncBatchNorm under data parallel: its
+// statistics are the global batch's (all-reduced sums), not each chip's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,10 @@
 #include "compiler/autodiff.h"
 #include "compiler/sharding.h"
 #include "core/graph_builder.h"
+#include "core/mutation.h"
 #include "core/rng.h"
+#include "discovery/loader_sdk.h"
+#include "models/common/batch_norm.h"
 #include "runtime/reference/reference_executor.h"
 #include "tests/parallel/graph_queries.h"
 
@@ -187,6 +192,48 @@ TEST(TrainingSharding, DataParallelAllReducesEveryWeightGradient) {
     EXPECT_EQ(producer(local, std::string(kGradientPrefix) + name), OpKind::AllReduce) << name;
   }
   expect_mesh_matches_reference(t, data_parallel(t));
+}
+
+// Conv, a training-form batch norm (models/common/batch_norm.h), relu and a
+// linear head; the updated running statistics are kept outputs.
+TrainingGraph conv_net_training_batch_norm() {
+  GraphBuilder b("conv_net_train");
+  models::LayerContext ctx{b, "conv_net_train", DType::F32, true};
+  const ValueId x = b.input("x", DType::F32, {kB, 3, 8, 8});
+  ValueId h = b.op(OpKind::Conv2d, {x, weight(b, "conv.weight", {8, 3, 3, 3}, 0.2)}, {{"padding", Ints{1, 1}}});
+  h = b.relu(models::batch_norm(ctx, "bn", h));
+  h = b.reshape(b.op(OpKind::GlobalAvgPool2d, {h}), {kB, 8});
+  b.output("logits", b.linear(h, weight(b, "fc.weight", {10, 8}, 0.3)));
+  const std::string prefix = sdk::kUpdatedBufferPrefix;
+  return build_training_graph(b.finish(), "logits", {prefix + "bn.running_mean", prefix + "bn.running_var"});
+}
+
+// SyncBatchNorm: each chip's sums over its samples meet in all_reduce, so the
+// normalisation, the input gradient and the running statistics are the global
+// batch's, as the unsharded golden computes them. With one chip's sums left
+// out of the all_reduce (per-chip statistics, DDP without SyncBatchNorm) the
+// running statistics no longer match.
+TEST(TrainingSharding, DataParallelBatchNormReducesItsStatisticsAcrossChips) {
+  const TrainingGraph t = conv_net_training_batch_norm();
+  Graph local = t.graph;
+  const ShardingPlan plan = shard_graph(local, data_parallel(t));
+  EXPECT_TRUE(plan.fallbacks.empty()) << plan.fallbacks_text();
+  EXPECT_EQ(count(local, OpKind::AllGather), 0);
+  for (const std::string& kept : t.kept_outputs) EXPECT_FALSE(plan.outputs.count(kept)) << kept << " leaves whole";
+  // Statistics (sum of x, sum of squares) and the weight gradients meet in all_reduce.
+  EXPECT_GE(count(local, OpKind::AllReduce), 2 + static_cast<int>(t.with_gradient.size()));
+  expect_mesh_matches_reference(t, data_parallel(t));
+
+  const ScopedMutant per_chip(MutantId::AllReduceOneChipShort);
+  auto simulated = backend::make_simulated_backend({}, 2);
+  backend::CompileRequest r;
+  r.sharding = std::make_shared<ShardingRequest>(data_parallel(t));
+  const auto in = feeds(t.graph);
+  backend::MemoryStats stats;
+  const std::vector<Tensor> device = simulated->execute(*simulated->compile(t.graph, r), in, stats);
+  const std::vector<Tensor> golden = runtime::run_reference(t.graph, in);
+  const size_t mean_index = t.graph.outputs.size() - 2;
+  EXPECT_GT(comparators::compare_tensors("running_mean", device[mean_index], golden[mean_index], {}).rel_l2, 0.05);
 }
 
 TEST(TrainingSharding, DataParallelTransformerNeedsNoFallback) {

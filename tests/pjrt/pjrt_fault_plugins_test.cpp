@@ -3,7 +3,8 @@
 // load stops the run before any case (exit 2, naming the plugin and why); a
 // plugin's compile error fails the case in phase compile with the plugin's
 // message; a plugin that crashes or hangs in execute costs only the case
-// (its forked worker), and the run goes on to the next case.
+// (its forked worker), and the run goes on to the next case; a client that
+// crashes while the run asks its platform stops the run before any case.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -94,6 +95,16 @@ TEST_F(PjrtFaultPlugins, APluginThatDoesNotLoadStopsTheRunBeforeAnyCase) {
     EXPECT_THAT(r.output, HasSubstr(reason)) << variant;
     EXPECT_TRUE(results().empty()) << variant << ": a case ran\n" << r.output;
   }
+}
+
+// The run asks the plugin's platform (backend_overrides.pjrt:<platform>) in
+// a child process: a client that crashes there stops the run with the signal.
+TEST_F(PjrtFaultPlugins, AClientThatCrashesStopsTheRunBeforeAnyCase) {
+  const std::string plugin = fault_plugin("client_segfault");
+  const CommandResult r = run(plugin, kFirst);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("PJRT plugin " + plugin + ": creating a client crashed (SIGSEGV)"));
+  EXPECT_TRUE(results().empty()) << r.output;
 }
 
 TEST_F(PjrtFaultPlugins, ACompileErrorFailsTheCaseInPhaseCompileWithThePluginsMessage) {

@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -145,6 +149,43 @@ TEST(FailureClassesLoader, DuplicateNameNamesTheFirst) {
   EXPECT_TRUE(has_diagnostic(p, "f.yaml:5:11: duplicate failure class 'A' (first defined at f.yaml:2:11)"))
       << joined(p.diagnostics);
   EXPECT_EQ(p.classes.classes.size(), 1u);
+}
+
+// A failure_reasons/ folder: its *.yaml files in name order as one list,
+// checked across files; find_failure_reasons prefers a test_config folder's
+// own classes; the folder beside a failure_reasons.yaml is an error.
+TEST(FailureClassesLoader, AFolderLoadsItsFilesInNameOrderAsOneList) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("meshtest-classes-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path folder = root / "failure_reasons";
+  fs::create_directories(folder);
+  auto write = [](const fs::path& path, const std::string& text) { std::ofstream(path) << text; };
+  write(folder / "20-project.yaml",
+        "failure_classes:\n  - name: OUR_KERNEL\n    component: kernels\n    match: {message: \"our kernel\"}\n"
+        "  - name: A\n    component: device\n    match: {kind: oom}\n");
+  write(folder / "10-meshtest.yaml", "failure_classes:\n  - name: A\n    component: runtime\n    match: {kind: crash}\n");
+  write(folder / "notes.txt", "not read");
+  EXPECT_EQ(find_failure_reasons(root.string(), "/nonexistent"), folder.string());
+  std::vector<Diagnostic> diagnostics;
+  FailureClasses classes = load_failure_classes(folder.string(), diagnostics);
+  ASSERT_EQ(classes.classes.size(), 2u);
+  EXPECT_EQ(classes.classes[0].name, "A");  // 10-meshtest.yaml first
+  EXPECT_EQ(classes.classes[1].name, "OUR_KERNEL");
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].to_string(), (folder / "20-project.yaml").string() +
+                                            ":5:11: duplicate failure class 'A' (first defined at " +
+                                            (folder / "10-meshtest.yaml").string() + ":2:11)");
+  EXPECT_EQ(classify(classes, failure("execute", "our kernel broke")).name, "OUR_KERNEL");
+
+  write(root / "failure_reasons.yaml", "failure_classes: []\n");
+  diagnostics.clear();
+  load_failure_classes(folder.string(), diagnostics);
+  ASSERT_FALSE(diagnostics.empty());
+  EXPECT_NE(diagnostics[0].to_string().find("failure classes in both this file and the folder"), std::string::npos)
+      << diagnostics[0].to_string();
+  EXPECT_FALSE(config::is_test_config_file((folder / "10-meshtest.yaml").string()));  // not test_config entries
+  fs::remove_all(root);
 }
 
 TEST(FailureClassesLoader, ClassWithTheSameRulesLaterIsShadowed) {

@@ -61,8 +61,9 @@ TEST(RecordSchema, NamesAndColumnsAreUnique) {
     EXPECT_TRUE(columns.insert(std::string(f.column)).second) << f.column;
   }
   EXPECT_EQ(result_columns().size(), result_fields().size() + 1);  // run_id first
-  EXPECT_EQ(result_key_columns(), 4u);                              // run_id, test_id, attempt, arch
-  EXPECT_EQ(output_key_columns(), 6u);                              // ..., kind, output_name
+  EXPECT_EQ(result_key(), (std::vector<std::string>{"run_id", "test_id", "attempt", "arch", "backend"}));
+  EXPECT_EQ(output_key(),
+            (std::vector<std::string>{"run_id", "test_id", "attempt", "arch", "backend", "kind", "output_name"}));
 }
 
 TEST(RecordSchema, SampleRecordSetsEveryField) {

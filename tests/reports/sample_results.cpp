@@ -78,6 +78,7 @@ CaseResult full_result(const std::string& id) {
   r.device_ops = 42;
   r.compile_cache_hit = true;
   r.compile_stats = "const-eval.ops_folded=3 fuse.ops_fused=12";
+  r.kernel_variants = {"linear", "linear[fidelity=LoFi]", "sdpa[mask=per_query]"};
   r.per_chip_peak_dram_bytes = {1000, 2000, 3000, 4000};
   r.collectives_executed = 7;
   r.bytes_moved_between_chips = 65536;

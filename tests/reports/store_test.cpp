@@ -246,6 +246,45 @@ TEST_P(StoreTest, MigratesAVersion4StoreKeepingResultsAndOutputs) {
   EXPECT_EQ(store->run_results("old").size(), 3u);
 }
 
+// Schema 16 puts the backend in the results' key: a v15 store's rows (and
+// their outputs) become the simulated chip's, and the same case of the same
+// run on another backend is a second row, in the tables and in the views.
+TEST_P(StoreTest, MigratesAVersion15StoreAndKeepsEachBackendsResult) {
+  const testing::FreshStore v15 = fresh_store(GetParam());
+  {
+    std::unique_ptr<SqlDatabase> db = testing::open_database(v15.url);
+    migrate_schema(*db, 15);
+    db->exec("INSERT INTO runs (run_id, arch, started_at) VALUES ('old', 'n150', '2026-01-01T00:00:00.000Z');"
+             "INSERT INTO results (run_id, test_id, attempt, arch, outcome, pcc) "
+             "VALUES ('old', 't', 1, 'n150', 'passed', 0.995);"
+             "INSERT INTO result_outputs (run_id, test_id, attempt, arch, kind, output_name, position, pcc, passed) "
+             "VALUES ('old', 't', 1, 'n150', 'output', 'logits', 0, 0.995, 1);");
+  }
+  const std::unique_ptr<ResultStore> store = open_store(v15.url);
+  EXPECT_EQ(store->schema_version(), latest_schema_version());
+  auto results = store->run_results("old");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].backend, "simulated");
+  ASSERT_EQ(results[0].outputs.size(), 1u);
+  CaseResult on_plugin = results[0];
+  on_plugin.backend = "pjrt";
+  on_plugin.pcc = 0.5;
+  on_plugin.outcome = Outcome::Failed;
+  on_plugin.outputs[0].pcc = 0.5;
+  store->record("old", on_plugin);  // does not overwrite the simulated chip's
+  results = store->run_results("old");
+  ASSERT_EQ(results.size(), 2u);
+  for (const CaseResult& r : results) {
+    ASSERT_EQ(r.outputs.size(), 1u) << r.backend;  // each result gets its own outputs
+    EXPECT_DOUBLE_EQ(r.outputs[0].pcc, r.backend == "pjrt" ? 0.5 : 0.995) << r.backend;
+  }
+  const std::unique_ptr<SqlDatabase> db = testing::open_database(v15.url);
+  const auto summary = db->query("SELECT backend, passed, failed FROM run_summary ORDER BY backend", {});
+  ASSERT_EQ(summary.size(), 2u);
+  EXPECT_EQ(summary[0].text(0) + " " + summary[0].text(1) + " " + summary[0].text(2), "pjrt 0 1");
+  EXPECT_EQ(summary[1].text(0) + " " + summary[1].text(1) + " " + summary[1].text(2), "simulated 1 0");
+}
+
 // The views for dashboards on the store (docs/results-schema.md "Views"):
 // final attempts only, a pass on retry counted as flaky, an xfail apart from
 // the failures, a selected case without a result counted missing.

@@ -257,7 +257,7 @@ TEST_F(ConfigCommandsTest, AnUnknownBackendStopsCollect) {
   std::ostringstream report;
   EXPECT_EQ(collect_cases(common, &report), nullptr);
   EXPECT_EQ(report.str(), "error: --backend: unknown backend 'pjrtt' (did you mean 'pjrt'?); known backends: "
-                          "simulated, pjrt\n");
+                          "simulated, pjrt, pjrt:<platform>\n");
 }
 
 TEST_F(ConfigCommandsTest, ValidateConfigChecksBackendOverrides) {
@@ -265,7 +265,7 @@ TEST_F(ConfigCommandsTest, ValidateConfigChecksBackendOverrides) {
   EXPECT_EQ(validate(), 0) << out;
   write("a.yaml", "test_config:\n  " + kResnet50 + ":\n    backend_overrides:\n      xla: {status: EXPECTED_PASSING}\n");
   EXPECT_EQ(validate(), 2);
-  EXPECT_EQ(out.rfind(path("a.yaml") + ":4:7: unknown backend 'xla'; known backends: simulated, pjrt\n", 0), 0u)
+  EXPECT_EQ(out.rfind(path("a.yaml") + ":4:7: unknown backend 'xla'; known backends: simulated, pjrt, pjrt:<platform>\n", 0), 0u)
       << out;
 }
 

@@ -94,7 +94,7 @@ class MobileNetV2Loader final : public TableLoader<MobileNetConfig> {
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = batch_option(options, kLoader);
     GraphBuilder b(c.name);
-    LayerContext ctx{b, c.name, dtype};
+    LayerContext ctx{b, c.name, dtype, options.training};
 
     ValueId x = b.input("image", dtype, {batch, 3, c.image, c.image});
     x = conv_bn_relu6(ctx, "features.0", x, {make_divisible(32 * c.width), 3, 2, 1, 1});

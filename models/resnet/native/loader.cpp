@@ -7,7 +7,7 @@
 //   resnet152    Bottleneck [3,8,36,3], widths 64..512, 1000 classes, 224x224
 //   resnet_tiny  BasicBlock [1,1,1,1], widths 16..128,   10 classes,  64x64
 // Input "image" [B,3,H,W], output "logits" [B,classes]; batch_norm in
-// inference form. Initialisation keeps activations O(1) through 50 layers:
+// the run mode's form (models/common/batch_norm.h). Initialisation keeps activations O(1) through 50 layers:
 //   convs     kaiming_normal fan_out / ReLU gain (torchvision), except the
 //             3-channel stem which uses fan_in (fan_out would shrink the
 //             signal by sqrt(147/3136) before the first block)
@@ -100,7 +100,7 @@ class ResNetLoader final : public TableLoader<ResNetConfig> {
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = batch_option(options, kLoader);
     GraphBuilder b(c.name);
-    LayerContext ctx{b, c.name, dtype};
+    LayerContext ctx{b, c.name, dtype, options.training};
 
     ValueId x = b.input("image", dtype, {batch, 3, c.image_size, c.image_size});
     x = conv2d(ctx, "conv1", x, {c.widths[0], 7, 2, 3, 1}, ConvInit::KaimingFanIn);

@@ -76,7 +76,7 @@ class UNetLoader final : public TableLoader<UNetConfig> {
     const DType dtype = model_dtype(options, kLoader);
     const int64_t batch = batch_option(options, kLoader);
     GraphBuilder b(c.name);
-    LayerContext ctx{b, c.name, dtype};
+    LayerContext ctx{b, c.name, dtype, options.training};
     const int64_t w = c.base;
 
     const ValueId image = b.input("image", dtype, {batch, kChannels, c.image, c.image});

@@ -9,6 +9,7 @@
 //                           mlir", so the error is the real plugin's own
 //   FAULT_EXECUTE_SEGFAULT  LoadedExecutable_Execute raises SIGSEGV
 //   FAULT_EXECUTE_HANG      LoadedExecutable_Execute never returns
+//   FAULT_CLIENT_SEGFAULT   Client_Create raises SIGSEGV
 #include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
@@ -75,6 +76,13 @@ PJRT_Error* hanging_execute(PJRT_LoadedExecutable_Execute_Args*) {
 }
 #endif
 
+#if defined(FAULT_CLIENT_SEGFAULT)
+PJRT_Error* crashing_client_create(PJRT_Client_Create_Args*) {
+  ::raise(SIGSEGV);
+  std::abort();
+}
+#endif
+
 // The real table with this variant's one change.
 PJRT_Api faulty_api() {
   PJRT_Api api;
@@ -89,6 +97,8 @@ PJRT_Api faulty_api() {
   api.PJRT_LoadedExecutable_Execute = crashing_execute;
 #elif defined(FAULT_EXECUTE_HANG)
   api.PJRT_LoadedExecutable_Execute = hanging_execute;
+#elif defined(FAULT_CLIENT_SEGFAULT)
+  api.PJRT_Client_Create = crashing_client_create;
 #else
 #error "define one FAULT_<VARIANT> (see the top of this file)"
 #endif

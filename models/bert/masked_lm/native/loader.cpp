@@ -16,6 +16,7 @@
 #include "core/rng.h"
 #include "discovery/loader_sdk.h"
 #include "models/common/attention.h"
+#include "models/common/causal_lm.h"
 #include "models/common/init.h"
 #include "models/common/layer_norm.h"
 #include "models/common/linear.h"
@@ -125,7 +126,7 @@ class BertLoader final : public TableLoader<BertConfig> {
     const DType dtype = model_dtype(options, kLoader);
     const auto [batch, seq] = dims(options);
     sdk::Inputs inputs;
-    inputs["input_ids"] = random_int({batch, seq}, input_seed(c.name, "input_ids"), kTokenLow, kTokenHigh);
+    inputs["input_ids"] = token_ids({batch, seq}, input_seed(c.name, "input_ids"), kTokenLow, kTokenHigh);
 
     // Sentence A then sentence B: token type 1 from the middle on.
     Tensor types(DType::I64, {batch, seq});

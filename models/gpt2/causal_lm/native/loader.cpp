@@ -78,6 +78,7 @@ class Gpt2Loader final : public TableLoader<Gpt2Config> {
     AttentionSpec attn;
     attn.num_heads = c.heads;
     attn.layout = QkvLayout::FusedConv1D;
+    attn.score_std = kLlmAttentionScoreStd;  // logits in the tens (models/common/init.h)
     attn.query = "c_attn";
     attn.output = "c_proj";
     attn.init = hf_init;

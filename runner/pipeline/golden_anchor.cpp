@@ -1,0 +1,343 @@
+// Golden-anchored intermediate checks: device results matched to the
+// un-compiled graph's values by DeviceBuffer::value and compared with a CPU
+// reference run of that graph; device weights compared with the graph's f32
+// weights within their dtype's conversion bound (see golden_anchor.h).
+#include "runner/pipeline/golden_anchor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "comparators/metrics.h"
+#include "core/bfp8_layout.h"
+#include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/op_golden.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+// Ops whose operands are in their result's units: a relu or a residual sub
+// that cancels most of its input leaves a small result whose bf16 error is
+// its input's, so the error is measured against the largest of their norms.
+bool keeps_units(OpKind kind) {
+  return kind == OpKind::Relu || kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Maximum ||
+         kind == OpKind::Neg || kind == OpKind::Abs;
+}
+
+// The conversions round to nearest, so each element's error is at most half
+// a step of its format: bf16 half an ulp of the element (8 significant bits);
+// bfp8_b half a step of its block (7 bits below the block's largest
+// exponent; step = 2^(floor(log2 max|block|) - 6)), or up to a whole step for
+// the largest element where the mantissa saturates at 127. Honest
+// conversions are within these by construction; a truncating or shrinking
+// encoder is not (up to 2x for truncation).
+constexpr double kConversionSlack = 1.0 + 1e-6;
+// ||device|| / ||golden|| of a weight: the PR selection's worst honest figure
+// is 1.0024 (a per-channel vector of mobilenet_v2_tiny: few elements), so 1%
+// keeps a 4x margin and still fails an encoder that shrinks weights by 2%.
+constexpr double kWeightNormBound = 0.01;
+
+// Half a step of a format keeping `mantissa_bits` bits below the leading one
+// at `magnitude`'s exponent.
+double half_step(double magnitude, int mantissa_bits) {
+  return magnitude > 0.0 ? std::ldexp(1.0, std::ilogb(magnitude) - mantissa_bits - 1) : 0.0;
+}
+
+// Worst |d - g| / allowed over the elements, for `dtype`'s bound.
+double worst_conversion_ratio(DType dtype, const Tensor& device, const Tensor& golden) {
+  const float* d = device.data<float>();
+  const float* g = golden.data<float>();
+  double worst = 0.0;
+  auto account = [&](int64_t i, double allowed) {
+    const double err = std::abs(static_cast<double>(d[i]) - static_cast<double>(g[i]));
+    if (err == 0.0) return;
+    worst = std::max(worst, allowed > 0.0 ? err / allowed : INFINITY);
+  };
+  if (dtype == DType::BFP8_B) {
+    const int64_t blocks = bfp8_b_block_count(golden.shape());
+    for (int64_t b = 0; b < blocks; ++b) {
+      const Bfp8BlockSpan span = bfp8_b_block_span(golden.shape(), b);
+      double top = 0.0;
+      for (int64_t i = span.first; i < span.first + span.count; ++i) top = std::max(top, std::abs(double{g[i]}));
+      const double half = half_step(top, 6);
+      for (int64_t i = span.first; i < span.first + span.count; ++i) {
+        account(i, std::max(half, std::abs(double{g[i]}) - 127.0 * 2.0 * half));
+      }
+    }
+  } else {
+    const int64_t n = golden.numel();
+    for (int64_t i = 0; i < n; ++i) account(i, half_step(std::abs(double{g[i]}), 7));
+  }
+  return worst;
+}
+
+double norm(const Tensor& t) {
+  const Tensor f = t.dtype() == DType::F32 ? t : t.to(DType::F32);
+  const float* p = f.data<float>();
+  double s = 0.0;
+  const int64_t n = f.numel();
+  for (int64_t i = 0; i < n; ++i) s += double{p[i]} * double{p[i]};
+  return std::sqrt(s);
+}
+
+// The scale a value's error is measured against: its own norm, or the
+// scale it has from its operands where it cancels them. Elementwise ops in
+// their operands' units (keeps_units) and movement ops take the largest
+// operand scale of their size (a relu or a residual sub that cancels most of
+// its input leaves a small result whose bf16 error is its input's); a sum
+// (mean) of n values takes sqrt(n) (1/sqrt(n)) times its operand's, the norm
+// it would have if nothing cancelled (a backward's sums of centred values
+// are near 0 by construction).
+struct Magnitude {
+  double norm = 0.0;   // ||value||
+  double scale = 0.0;  // what its error is measured against (>= norm)
+  int64_t numel = 0;
+};
+
+double value_scale(OpKind kind, const std::vector<Magnitude>& operands, const Magnitude& golden) {
+  double scale = golden.norm;
+  const bool movement = kind == OpKind::Reshape || kind == OpKind::Transpose || kind == OpKind::Cast;
+  if (keeps_units(kind) || movement) {
+    for (const Magnitude& in : operands) {
+      if (in.numel == golden.numel) scale = std::max(scale, in.scale);
+    }
+  }
+  // A product or quotient keeps its operands' relative errors: it keeps the
+  // largest of their cancellation factors (scale / norm).
+  if (kind == OpKind::Mul || kind == OpKind::Div) {
+    double factor = 1.0;
+    for (const Magnitude& in : operands) {
+      if (in.norm > 0.0) factor = std::max(factor, in.scale / in.norm);
+    }
+    scale *= factor;
+  }
+  if ((kind == OpKind::ReduceSum || kind == OpKind::ReduceMean) && !operands.empty() && golden.numel > 0) {
+    const double n = static_cast<double>(operands[0].numel) / static_cast<double>(golden.numel);
+    scale = std::max(scale, kind == OpKind::ReduceSum ? operands[0].scale * std::sqrt(n)
+                                                      : operands[0].scale / std::sqrt(n));
+  }
+  return scale;
+}
+
+// ||device - golden|| / scale.
+double anchored_rel_l2(const Tensor& device, const Tensor& golden, double scale) {
+  const Tensor g = golden.to(DType::F32);
+  const float* d = device.data<float>();
+  const float* gp = g.data<float>();
+  double err = 0.0;
+  const int64_t n = g.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const double e = double{d[i]} - double{gp[i]};
+    err += e * e;
+  }
+  err = std::sqrt(err);
+  return err == 0.0 ? 0.0 : (scale > 0.0 ? err / scale : INFINITY);
+}
+
+std::string figure(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+GoldenAnchor::GoldenAnchor(const Graph& graph, double rel_l2_bound) : graph_(graph), bound_(rel_l2_bound) {}
+
+void GoldenAnchor::check_weight(const std::string& name, DType dtype, const Tensor& device) {
+  const Param* p = graph_.find_param(name);
+  if (p == nullptr || p->kind != ParamKind::Weight) return;  // a weight the compiler made (const-eval)
+  if (dtype != DType::BF16 && dtype != DType::BFP8_B) return;
+  const Tensor golden = materialize(*p, graph_.type(p->value)).to(DType::F32);
+  const Tensor values = device.to(DType::F32);
+  if (golden.shape() != values.shape()) return;
+  WeightRow row;
+  row.name = name;
+  row.dtype = std::string(dtype_name(dtype));
+  row.worst_ratio = worst_conversion_ratio(dtype, values, golden);
+  const double golden_norm = norm(golden);
+  row.norm_ratio = golden_norm > 0.0 ? norm(values) / golden_norm : 1.0;
+  row.past = !(row.worst_ratio <= kConversionSlack) || !(std::abs(row.norm_ratio - 1.0) <= kWeightNormBound);
+  weights_.push_back(std::move(row));
+}
+
+void GoldenAnchor::observe(const backend::OpExecution& e) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (finished_) return;
+  if (e.chip != 0) {
+    mesh_ = true;
+    return;
+  }
+  if (layers_.empty()) layers_ = layer_paths(e.program);
+  if (e.instr.attrs.get_string("math_fidelity", "HiFi4") == "LoFi") reduced_fidelity_ = true;
+  for (size_t slot = 0; slot < e.instr.inputs.size() && slot < e.operands.size(); ++slot) {
+    const DeviceBuffer& b = e.program.buffers[static_cast<size_t>(e.instr.inputs[slot])];
+    if (b.kind == BufferKind::Weight && weights_seen_.insert(b.name).second) check_weight(b.name, b.type.dtype, *e.operands[slot]);
+  }
+  if (e.instr.output < 0) return;
+  const DeviceBuffer& out = e.program.buffers[static_cast<size_t>(e.instr.output)];
+  if (out.value < 0 || static_cast<size_t>(out.value) >= graph_.values.size() || !is_floating(e.result.dtype())) {
+    return;
+  }
+  const std::string layer = e.index < layers_.size() ? layers_[e.index] : "";
+  kept_.insert_or_assign(out.value,
+                         Kept{e.index, std::string(op_name(e.instr.kind)), e.instr.origin, layer, e.result.clone()});
+}
+
+AnchorReport GoldenAnchor::finish(const std::map<std::string, Tensor>& inputs) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  finished_ = true;
+  AnchorReport report;
+  report.weights = std::move(weights_);
+  if (mesh_) {
+    report.note = "a mesh: the per-chip graphs have no golden values (one-chip cases only)";
+    kept_.clear();
+    return report;
+  }
+  std::map<ValueId, Magnitude> magnitudes;  // every float value's
+  std::map<ValueId, double> errors;         // anchored rel_l2 of every value compared
+  const runtime::ReferenceOpHook hook = [&](size_t, const Op& op, const std::vector<Tensor>& operands,
+                                            Tensor& result) {
+    if (!is_floating(result.dtype())) return;
+    std::vector<Magnitude> in;
+    for (size_t i = 0; i < op.inputs.size() && i < operands.size(); ++i) {
+      auto m = magnitudes.find(op.inputs[i]);
+      if (m == magnitudes.end()) {  // a parameter (or an integer value: no error of its own)
+        const double n = is_floating(operands[i].dtype()) ? norm(operands[i]) : 0.0;
+        m = magnitudes.emplace(op.inputs[i], Magnitude{n, n, operands[i].numel()}).first;
+      }
+      in.push_back(m->second);
+    }
+    Magnitude out{norm(result), 0.0, result.numel()};
+    out.scale = value_scale(op.kind, in, out);
+    magnitudes[op.output] = out;
+    const double scale = out.scale;
+    double inherited = 0.0;  // the worst error among its operands compared so far
+    for (ValueId v : op.inputs) {
+      if (const auto e = errors.find(v); e != errors.end()) inherited = std::max(inherited, e->second);
+    }
+    auto it = kept_.find(op.output);
+    if (it == kept_.end()) return;
+    Kept& k = it->second;
+    if (k.result.shape() != result.shape()) return;
+    const Tensor device = k.result.to(DType::F32);
+    if (op.kind == OpKind::TopkMask) {  // follow the device's routing
+      result = device.to(result.dtype());
+      return;
+    }
+    if (!is_floating(result.dtype())) return;
+    AnchorRow row;
+    row.index = k.index;
+    row.op = k.op;
+    row.origin = k.origin;
+    row.layer = k.layer;
+    row.shape = result.shape();
+    const comparators::OutputMetrics m = comparators::compare_tensors(k.origin, device, result, {});
+    row.pcc = m.pcc;
+    row.rel_l2 = anchored_rel_l2(device, result, scale);
+    row.inherited = inherited;
+    errors[op.output] = row.rel_l2;
+    row.norm_ratio = m.norm_ratio;
+    row.bound = bound_;
+    // A comparison's 0/1 result flips where its operands tie within bf16:
+    // recorded, not judged (its operands are).
+    row.judged = result.numel() >= kAnchorMinElements && !reduced_fidelity_ && op.kind != OpKind::Greater;
+    // softmax (and the sdpa around one) amplifies its logits' error by their
+    // magnitude: held to the absolute bound only.
+    const bool amplifies = op.kind == OpKind::Softmax || op.kind == OpKind::Sdpa;
+    const bool jumped = !amplifies && row.rel_l2 > kAnchorJumpFloor &&
+                        row.rel_l2 > kAnchorJumpFactor * std::max(inherited, kAnchorJumpFloor);
+    row.past = row.judged && (!m.finite || !(row.rel_l2 <= bound_) || jumped);
+    report.rows.push_back(std::move(row));
+    kept_.erase(it);
+  };
+  runtime::run_reference(graph_, inputs, hook);
+  if (reduced_fidelity_) report.note = "GEMMs below HiFi4: intermediates recorded, not judged";
+  kept_.clear();
+  std::stable_sort(report.rows.begin(), report.rows.end(),
+                   [](const AnchorRow& a, const AnchorRow& b) { return a.index < b.index; });
+  for (const WeightRow& w : report.weights) {
+    if (!w.past) continue;
+    report.failure = "weight '" + w.name + "' as the device holds it (" + w.dtype + ") is off the golden's: worst " +
+                     figure("%.3g", w.worst_ratio) + "x the conversion bound, norm ratio " +
+                     figure("%.5f", w.norm_ratio);
+    break;
+  }
+  for (const AnchorRow& r : report.rows) {
+    if (!r.past) continue;
+    report.failure += std::string(report.failure.empty() ? "" : "; ") +
+                      "first diverging intermediate: " + describe_anchor_row(r);
+    break;
+  }
+  return report;
+}
+
+std::string describe_anchor_row(const AnchorRow& row) {
+  char figures[128];
+  std::snprintf(figures, sizeof figures, "rel_l2 %.4g (allowed %.3g), pcc %.6f, scale %.4f", row.rel_l2,
+                row.bound, row.pcc, row.norm_ratio);
+  return row.origin + (row.layer.empty() ? "" : " in " + row.layer) + " (device op " + std::to_string(row.index) +
+         ", " + shape_to_string(row.shape) + "): " + figures;
+}
+
+std::string golden_anchor_jsonl(const AnchorReport& report) {
+  auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+  std::string out;
+  for (const AnchorRow& r : report.rows) {
+    nlohmann::json j;
+    j["kind"] = "intermediate";
+    j["index"] = r.index;
+    j["op"] = r.op;
+    j["origin"] = r.origin;
+    j["layer"] = r.layer;
+    j["shape"] = r.shape;
+    j["pcc"] = num(r.pcc);
+    j["rel_l2"] = num(r.rel_l2);
+    j["inherited"] = num(r.inherited);
+    j["norm_ratio"] = num(r.norm_ratio);
+    j["judged"] = r.judged;
+    j["past_threshold"] = r.past;
+    out += j.dump() + "\n";
+  }
+  for (const WeightRow& w : report.weights) {
+    nlohmann::json j;
+    j["kind"] = "weight";
+    j["name"] = w.name;
+    j["dtype"] = w.dtype;
+    j["worst_ratio"] = num(w.worst_ratio);
+    j["norm_ratio"] = num(w.norm_ratio);
+    j["past_threshold"] = w.past;
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+std::string finish_golden_anchor(GoldenAnchor& anchor, const std::map<std::string, Tensor>& inputs,
+                                 const OpGoldenPlan& plan, const std::string& dir, reports::CaseResult& r) {
+  AnchorReport report;
+  try {
+    report = anchor.finish(inputs);
+  } catch (const std::exception& e) {  // the reference failed on its own: the golden phase reports that
+    report.note = std::string("not compared: ") + e.what();
+  }
+  if (plan.report) {
+    const std::filesystem::path folder = std::filesystem::path(dir) / sanitize_test_id(r.test_id);
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "golden_anchor.jsonl") << golden_anchor_jsonl(report);
+  }
+  return plan.check && !report.failure.empty() ? "golden anchor: " + report.failure : "";
+}
+
+void add_anchor_failure(const std::string& failure, bool& passed, std::string& message) {
+  if (failure.empty()) return;
+  message = passed || message.empty() ? failure : message + "; " + failure;
+  passed = false;
+}
+
+}  // namespace meshtest::runner

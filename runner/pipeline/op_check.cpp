@@ -1,0 +1,162 @@
+// The per-op check of one device op: its reference (composites as the ops
+// they fuse) on f32 forms of its operands from the conversion cache, and the
+// row of figures against the per-op thresholds.
+#include "runner/pipeline/op_check.h"
+
+#include <cstdio>
+#include <exception>
+#include <optional>
+
+#include "comparators/metrics.h"
+#include "runner/pipeline/accumulation_bound.h"
+#include "runner/pipeline/op_golden.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+
+namespace {
+
+Tensor apply(OpKind kind, const std::vector<Tensor>& in, Attrs attrs = {}) {
+  return runtime::run_reference_op(Op{kind, {}, kNoValue, std::move(attrs)}, in);
+}
+
+// The elementwise families, held to the per-element ulp bound.
+bool is_elementwise(OpKind kind) { return is_unary_elementwise(kind) || is_binary_elementwise(kind); }
+
+Tensor scalar(double value) {
+  Tensor t(DType::F32, {});
+  *t.data<float>() = static_cast<float>(value);
+  return t;
+}
+
+// The composites the compiler's fuse pass makes have no reference kernel (the
+// reference runs the unfused graph); here they are the reference ops they
+// fuse, applied to the fused op's own operands:
+//   sdpa(q, kᵀ, v[, mask]){scale} = softmax(q·kᵀ·scale [+ mask]) · v
+//   rms_norm(x, w){eps}          = x · rsqrt(mean(x², last axis) + eps) · w
+std::optional<Tensor> composite_reference(const DeviceInstr& instr, const std::vector<Tensor>& in) {
+  if (instr.kind == OpKind::Sdpa) {
+    Tensor scores = apply(OpKind::Mul, {apply(OpKind::Matmul, {in[0], in[1]}), scalar(instr.attrs.get_float("scale"))});
+    if (in.size() > 3) scores = apply(OpKind::Add, {scores, in[3]});
+    Attrs last;
+    last.set("axis", int64_t{-1});
+    return apply(OpKind::Matmul, {apply(OpKind::Softmax, {scores}, last), in[2]});
+  }
+  if (instr.kind == OpKind::RmsNorm) {
+    Attrs mean;
+    mean.set("axes", std::vector<int64_t>{-1});
+    mean.set("keepdim", int64_t{1});
+    const Tensor ms = apply(OpKind::ReduceMean, {apply(OpKind::Mul, {in[0], in[0]})}, mean);
+    const Tensor inv = apply(OpKind::Rsqrt, {apply(OpKind::Add, {ms, scalar(instr.attrs.get_float("eps"))})});
+    return apply(OpKind::Mul, {apply(OpKind::Mul, {in[0], inv}), in[1]});
+  }
+  return std::nullopt;
+}
+
+void add_note(OpGoldenRow& row, const char* note) {
+  row.note += (row.note.empty() ? "" : "; ") + std::string(note);
+  row.past = true;
+}
+
+// The figures of a checked op (status "checked").
+void compare(const OpToCheck& op, const std::vector<Tensor>& operands, const Tensor& result, const Tensor& reference,
+             const OpThresholds& thresholds, OpGoldenRow& row) {
+  comparators::ComparisonConfig config;
+  config.required_pcc = thresholds.required_pcc;
+  config.scale_tolerance = thresholds.scale_tolerance;
+  const comparators::OutputMetrics m = comparators::compare_tensors(row.origin, result, reference, config);
+  row.status = "checked";
+  row.pcc = m.pcc;
+  row.atol = m.atol;
+  row.norm_ratio = m.norm_ratio;
+  row.past = !m.passed;
+  row.note = m.failure;
+  const DeviceInstr& instr = *op.instr;
+  const bool same_shape = result.shape() == reference.shape();
+  if (is_elementwise(instr.kind) && op.result.dtype() == DType::BF16 && same_shape) {
+    row.max_ulp = comparators::max_bf16_ulp_error(result, reference);
+    if (!(row.max_ulp <= thresholds.max_ulp)) {
+      char note[160];
+      std::snprintf(note, sizeof note, "an element is %.4g bf16 ulp from the reference (allowed %.4g)", row.max_ulp,
+                    thresholds.max_ulp);
+      add_note(row, note);
+    }
+  }
+  if (!thresholds.accumulation_bound || !same_shape) return;
+  const std::optional<AccumulationCheck> acc = check_accumulation(instr, operands, result, reference, op.result.dtype());
+  if (!acc) return;
+  row.k = acc->k;
+  row.accumulation_ratio = acc->worst_ratio;
+  if (!(acc->worst_ratio <= 1.0)) {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "element %lld is %.3g times the f32 accumulation bound of a K=%lld contraction (an accumulator "
+                  "narrower than f32?)",
+                  static_cast<long long>(acc->worst_element), acc->worst_ratio, static_cast<long long>(acc->k));
+    add_note(row, note);
+  }
+}
+
+}  // namespace
+
+Tensor ConversionCache::f32(const Tensor& t) {
+  if (!is_floating(t.dtype()) || t.dtype() == DType::F32) return t;
+  const void* key = t.raw_data();
+  if (key == nullptr) return t.to(DType::F32);
+  if (const auto it = entries_.find(key); it != entries_.end() && it->second.source.dtype() == t.dtype() &&
+                                          it->second.source.shape() == t.shape()) {
+    return it->second.converted;
+  }
+  Tensor converted = t.to(DType::F32);
+  const size_t bytes = converted.nbytes();
+  if (bytes > limit_bytes_ / 4) return converted;  // a large weight, read once: kept out so activations stay
+  if (const auto it = entries_.find(key); it != entries_.end()) {  // same storage, other view: replaced
+    held_bytes_ -= it->second.converted.nbytes();
+    entries_.erase(it);
+    std::erase(order_, key);
+  }
+  while (held_bytes_ + bytes > limit_bytes_ && !order_.empty()) {
+    const auto it = entries_.find(order_.front());
+    held_bytes_ -= it->second.converted.nbytes();
+    entries_.erase(it);
+    order_.pop_front();
+  }
+  entries_.emplace(key, Entry{t, converted});
+  order_.push_back(key);
+  held_bytes_ += bytes;
+  return converted;
+}
+
+OpGoldenRow check_op(const OpToCheck& op, const OpThresholds& thresholds, ConversionCache& cache) {
+  const DeviceInstr& instr = *op.instr;
+  OpGoldenRow row;
+  row.chip = op.chip;
+  row.index = op.index;
+  row.op = std::string(op_name(instr.kind));
+  row.origin = instr.origin;
+  row.layer = op.layer;
+  for (const Tensor& t : op.operands) row.operand_shapes.push_back(t.shape());
+  row.shape = op.result.shape();
+  row.dtype = std::string(dtype_name(op.result.dtype()));
+  const bool composite = instr.kind == OpKind::Sdpa || instr.kind == OpKind::RmsNorm;
+  if (!composite && runtime::reference_kernels().find(instr.kind) == nullptr) {
+    row.status = "no_reference";
+    row.note = std::string(runtime::reference_kernels().reason(instr.kind));
+    return row;
+  }
+  try {
+    std::vector<Tensor> operands;
+    operands.reserve(op.operands.size());
+    for (const Tensor& t : op.operands) operands.push_back(cache.f32(t));
+    const std::optional<Tensor> fused = composite_reference(instr, operands);
+    const Tensor reference =
+        fused ? *fused : runtime::run_reference_op(Op{instr.kind, {}, kNoValue, instr.attrs}, operands);
+    compare(op, operands, cache.f32(op.result), reference, thresholds, row);
+  } catch (const std::exception& ex) {
+    row.status = "error";
+    row.note = ex.what();
+  }
+  return row;
+}
+
+}  // namespace meshtest::runner

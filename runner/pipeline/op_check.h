@@ -1,0 +1,58 @@
+// The per-op check of one device op (op-level golden, op_golden.h): the CPU
+// reference of that op on the device's own operands, compared with the
+// device's result by the per-op thresholds (PCC, norm ratio, the bf16 ulp
+// bound of elementwise ops, the accumulation bound of contractions).
+// Operands are converted to f32 once: a ConversionCache shares the f32 form
+// of a tensor between the op that made it (its result) and the ops that read
+// it, and between ops reading one weight or activation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "core/device_program.h"
+#include "core/tensor.h"
+
+namespace meshtest::runner {
+
+struct OpThresholds;
+struct OpGoldenRow;
+
+// f32 forms of recently seen device tensors, keyed by their storage. Each
+// entry holds its source tensor, so a key cannot be reused by another
+// tensor while the entry lives; oldest entries go past `limit_bytes`. One
+// thread at a time.
+class ConversionCache {
+ public:
+  explicit ConversionCache(size_t limit_bytes) : limit_bytes_(limit_bytes) {}
+  // `t` as the reference holds it: floats as f32 (shared with `t` when it is
+  // f32 already), other dtypes as they are.
+  Tensor f32(const Tensor& t);
+
+ private:
+  struct Entry {
+    Tensor source, converted;
+  };
+  size_t limit_bytes_;
+  size_t held_bytes_ = 0;
+  std::unordered_map<const void*, Entry> entries_;
+  std::deque<const void*> order_;  // oldest first
+};
+
+// One device op to check, holding its operands and result (shared storage).
+struct OpToCheck {
+  int chip = 0;
+  size_t index = 0;
+  const DeviceInstr* instr = nullptr;  // in the program, which outlives the check
+  std::string layer;
+  std::vector<Tensor> operands;  // as the kernel saw them (device dtypes)
+  Tensor result;
+};
+
+// The row of one op: shapes, status, figures, past or not.
+OpGoldenRow check_op(const OpToCheck& op, const OpThresholds& thresholds, ConversionCache& cache);
+
+}  // namespace meshtest::runner

@@ -1,0 +1,146 @@
+// The per-op check's accumulation bound (runner/pipeline/accumulation_bound.h):
+// a K = 4096 dot product accumulated in f32 in any order stays within it, the
+// same sums accumulated in bf16 (every add, or 32-wide tiles) do not.
+#include "runner/pipeline/accumulation_bound.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/rng.h"
+#include "runtime/reference/reference_executor.h"
+
+namespace meshtest::runner {
+namespace {
+
+constexpr int64_t kDepth = 4096;
+constexpr int64_t kOutputs = 64;
+
+// x[1, K] and w[N, K] of bf16 values (held as f32), normal-ish with a mean
+// so that sums grow as they do in a trained layer.
+struct Operands {
+  Tensor x{DType::F32, {1, kDepth}};
+  Tensor w{DType::F32, {kOutputs, kDepth}};
+};
+
+Operands make_operands(uint64_t seed) {
+  Operands o;
+  Rng rng(seed);
+  for (int64_t i = 0; i < kDepth; ++i) o.x.data<float>()[i] = round_to_bf16(static_cast<float>(0.5 + rng.normal()));
+  for (int64_t i = 0; i < kOutputs * kDepth; ++i) {
+    o.w.data<float>()[i] = round_to_bf16(static_cast<float>(0.02 + 0.05 * rng.normal()));
+  }
+  return o;
+}
+
+DeviceInstr linear_instr() {
+  DeviceInstr instr;
+  instr.kind = OpKind::Linear;
+  instr.origin = "op #0 linear";
+  return instr;
+}
+
+// A device linear whose accumulator is `add` (one product at a time, from
+// the last k down, so the order differs from the reference's), its result
+// rounded to bf16 and held as f32.
+Tensor device_linear(const Operands& o, const std::function<float(float, float)>& add) {
+  Tensor out(DType::F32, {1, kOutputs});
+  for (int64_t n = 0; n < kOutputs; ++n) {
+    float sum = 0.0f;
+    for (int64_t k = kDepth; k-- > 0;) sum = add(sum, o.x.data<float>()[k] * o.w.data<float>()[n * kDepth + k]);
+    out.data<float>()[n] = round_to_bf16(sum);
+  }
+  return out;
+}
+
+AccumulationCheck check(const Operands& o, const Tensor& device) {
+  const std::vector<Tensor> operands{o.x, o.w};
+  const Tensor reference = runtime::run_reference_op(Op{OpKind::Linear, {}, kNoValue, {}}, operands);
+  const std::optional<AccumulationCheck> c = check_accumulation(linear_instr(), operands, device, reference, DType::BF16);
+  EXPECT_TRUE(c.has_value());
+  return c.value_or(AccumulationCheck{});
+}
+
+TEST(AccumulationBound, F32AccumulationAtK4096StaysWithin) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const Operands o = make_operands(seed);
+    const AccumulationCheck c = check(o, device_linear(o, [](float s, float p) { return s + p; }));
+    EXPECT_EQ(c.k, kDepth);
+    EXPECT_LE(c.worst_ratio, 1.0) << "seed " << seed;
+  }
+}
+
+TEST(AccumulationBound, Bf16AccumulationAtK4096IsPastIt) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const Operands o = make_operands(seed);
+    const AccumulationCheck c =
+        check(o, device_linear(o, [](float s, float p) { return round_to_bf16(s + p); }));
+    EXPECT_GT(c.worst_ratio, 10.0) << "seed " << seed << ": an order of magnitude past the bound";
+  }
+}
+
+TEST(AccumulationBound, Bf16SumOf32WideTilesIsPastIt) {
+  const Operands o = make_operands(7);
+  int64_t seen = 0;
+  float tile = 0.0f;
+  // f32 within a 32-product tile, the tiles' partial sums rounded to bf16 and added in bf16.
+  const AccumulationCheck c = check(o, device_linear(o, [&](float s, float p) {
+    tile += p;
+    if (++seen % 32 != 0) return s;
+    const float sum = round_to_bf16(s + round_to_bf16(tile));
+    tile = 0.0f;
+    return sum;
+  }));
+  EXPECT_GT(c.worst_ratio, 1.0);
+}
+
+TEST(AccumulationBound, BoundGrowsWithKAndResultPrecision) {
+  EXPECT_DOUBLE_EQ(gamma_n(4096), 4096 * 0x1p-24 / (1 - 4096 * 0x1p-24));
+  const AccumulationBound short_f32(32, DType::F32), long_f32(4096, DType::F32), long_bf16(4096, DType::BF16);
+  EXPECT_LT(short_f32(1.0, 100.0), long_f32(1.0, 100.0));
+  EXPECT_LT(long_f32(1.0, 100.0), long_bf16(1.0, 100.0));
+  EXPECT_NEAR(long_bf16(1.0, 0.0), 0x1p-8, 1e-9);  // half a bf16 ulp of the result
+}
+
+TEST(AccumulationBound, CoversMatmulConvAndReductionsNotOtherOps) {
+  Tensor a(DType::F32, {2, 3, 8});
+  Tensor b(DType::F32, {8, 5});
+  Rng rng(3);
+  for (int64_t i = 0; i < a.numel(); ++i) a.data<float>()[i] = round_to_bf16(static_cast<float>(rng.normal()));
+  for (int64_t i = 0; i < b.numel(); ++i) b.data<float>()[i] = round_to_bf16(static_cast<float>(rng.normal()));
+  DeviceInstr mm;
+  mm.kind = OpKind::Matmul;
+  const Tensor r = runtime::run_reference_op(Op{OpKind::Matmul, {}, kNoValue, {}}, {a, b});
+  const std::optional<AccumulationCheck> same = check_accumulation(mm, {a, b}, r, r, DType::F32);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_EQ(same->k, 8);
+  EXPECT_EQ(same->worst_ratio, 0.0);
+  Tensor off(DType::F32, r.shape());
+  for (int64_t i = 0; i < r.numel(); ++i) off.data<float>()[i] = r.data<float>()[i];
+  off.data<float>()[7] += 0.25f;  // one element far from any rounding of its sum
+  const std::optional<AccumulationCheck> wrong = check_accumulation(mm, {a, b}, off, r, DType::BF16);
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_GT(wrong->worst_ratio, 1.0);
+  EXPECT_EQ(wrong->worst_element, 7);
+
+  DeviceInstr sum;
+  sum.kind = OpKind::ReduceSum;
+  sum.attrs.set("axes", std::vector<int64_t>{-1});
+  const Tensor s = runtime::run_reference_op(Op{OpKind::ReduceSum, {}, kNoValue, sum.attrs}, {a});
+  const std::optional<AccumulationCheck> reduced = check_accumulation(sum, {a}, s, s, DType::F32);
+  ASSERT_TRUE(reduced.has_value());
+  EXPECT_EQ(reduced->k, 8);
+
+  DeviceInstr relu;
+  relu.kind = OpKind::Relu;
+  EXPECT_FALSE(check_accumulation(relu, {a}, a, a, DType::F32).has_value());
+  DeviceInstr lofi = mm;
+  lofi.attrs.set("fidelity_phases", int64_t{1});
+  EXPECT_FALSE(check_accumulation(lofi, {a, b}, r, r, DType::BF16).has_value());
+}
+
+}  // namespace
+}  // namespace meshtest::runner

@@ -1,0 +1,110 @@
+// Golden-anchored intermediate checks (runner/pipeline/golden_anchor.h): on an
+// honest simulated chip every intermediate and every weight is within its
+// bound; a fuse pass that hands layer_norm the wrong operands (each device op
+// still agrees with the reference on its own operands) fails at the fused
+// layer_norm, named with its layer; a bfp8_b encoder that truncates fails the
+// weight it encoded; a mesh is not compared.
+#include <gtest/gtest.h>
+
+#include "core/graph_builder.h"
+#include "core/mutation.h"
+#include "core/rng.h"
+#include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/golden_anchor.h"
+#include "runner/pipeline/op_golden.h"
+
+namespace meshtest::runner {
+namespace {
+
+constexpr int64_t kRows = 64;
+constexpr int64_t kHidden = 64;
+
+// x -> LayerNorm written out (fused into layer_norm at -O1) -> linear -> relu.
+Graph layer_norm_then_linear() {
+  GraphBuilder b("anchor");
+  const ValueId x = b.input("x", DType::F32, {kRows, kHidden});
+  const Attrs last{{"axes", std::vector<int64_t>{-1}}, {"keepdim", int64_t{1}}};
+  const ValueId centered = b.sub(x, b.op(OpKind::ReduceMean, {x}, last));
+  const ValueId var = b.op(OpKind::ReduceMean, {b.mul(centered, centered)}, last);
+  const ValueId inv = b.op(OpKind::Rsqrt, {b.add(var, b.constant(1e-5))});
+  const ValueId gamma = b.weight("ln.weight", {kHidden}, Initializer::uniform(0.5, 1.5, hash_seed("gamma")));
+  const ValueId beta = b.weight("ln.bias", {kHidden}, Initializer::normal(0.0, 0.5, hash_seed("beta")));
+  const ValueId normed = b.add(b.mul(b.mul(centered, inv), gamma), beta);
+  const ValueId w = b.weight("fc.weight", {kHidden, kHidden}, Initializer::normal(0.0, 0.125, hash_seed("fc")));
+  b.output("y", b.relu(b.linear(normed, w)));
+  Graph g = b.finish();
+  g.materialize_weights();
+  return g;
+}
+
+AnchorReport run_anchored(const Graph& graph, DType weight_dtype) {
+  CompileSettings settings;
+  settings.use_cache = false;
+  CompileTarget target;
+  target.device.optimization_level = 1;
+  target.device.weight_dtype = weight_dtype;
+  CompiledCase compiled = compile_graph(graph, settings, target);
+  GoldenAnchor anchor(graph);
+  EXPECT_TRUE(compiled.backend->observe_ops(*compiled.executable,
+                                            [&anchor](const backend::OpExecution& e) { anchor.observe(e); }));
+  const std::map<std::string, Tensor> inputs{{"x", random_normal({kRows, kHidden}, 3, 2.0f, 1.0f)}};
+  backend::MemoryStats stats;
+  compiled.backend->execute(*compiled.executable, inputs, stats);
+  return anchor.finish(inputs);
+}
+
+TEST(GoldenAnchor, AnHonestChipIsWithinEveryBound) {
+  for (DType dtype : {DType::BF16, DType::BFP8_B}) {
+    const AnchorReport report = run_anchored(layer_norm_then_linear(), dtype);
+    EXPECT_EQ(report.failure, "") << dtype_name(dtype);
+    ASSERT_FALSE(report.rows.empty());
+    bool fused = false;
+    for (const AnchorRow& r : report.rows) {
+      EXPECT_FALSE(r.past) << describe_anchor_row(r);
+      fused = fused || r.op == "layer_norm";
+    }
+    EXPECT_TRUE(fused) << "the fuse pass made a layer_norm, matched with the golden's last op of the formula";
+    ASSERT_EQ(report.weights.size(), 3u);
+    for (const WeightRow& w : report.weights) EXPECT_FALSE(w.past) << w.name << " " << w.worst_ratio;
+  }
+}
+
+TEST(GoldenAnchor, APassThatSwapsLayerNormOperandsFailsAtTheFusedOp) {
+  const Graph graph = layer_norm_then_linear();
+  ScopedMutant mutant(MutantId::FuseLayerNormGammaBetaSwapped);
+  const AnchorReport report = run_anchored(graph, DType::BF16);
+  EXPECT_NE(report.failure.find("first diverging intermediate: op #"), std::string::npos) << report.failure;
+  EXPECT_NE(report.failure.find("layer_norm in ln"), std::string::npos) << report.failure;
+}
+
+TEST(GoldenAnchor, ATruncatingBfp8EncoderFailsTheWeight) {
+  const Graph graph = layer_norm_then_linear();
+  ScopedMutant mutant(MutantId::Bfp8EncoderTruncates);
+  const AnchorReport report = run_anchored(graph, DType::BFP8_B);
+  EXPECT_NE(report.failure.find("weight 'fc.weight' as the device holds it (bfp8_b)"), std::string::npos)
+      << report.failure;
+}
+
+TEST(GoldenAnchor, CancellingValuesAreMeasuredAgainstTheirOperands) {
+  // relu(x - x') where x' is x rounded: the golden is near 0; an error the
+  // size of x's bf16 rounding is small against x, not against the result.
+  GraphBuilder b("cancel");
+  const ValueId x = b.input("x", DType::F32, {kRows, kHidden});
+  b.output("y", b.relu(b.sub(x, b.mul(x, b.constant(0.999)))));
+  Graph g = b.finish();
+  CompileSettings settings;
+  settings.use_cache = false;
+  CompiledCase compiled = compile_graph(g, settings, CompileTarget{});
+  GoldenAnchor anchor(g);
+  compiled.backend->observe_ops(*compiled.executable, [&anchor](const backend::OpExecution& e) { anchor.observe(e); });
+  const std::map<std::string, Tensor> inputs{{"x", random_normal({kRows, kHidden}, 5)}};
+  backend::MemoryStats stats;
+  compiled.backend->execute(*compiled.executable, inputs, stats);
+  const AnchorReport report = anchor.finish(inputs);
+  EXPECT_EQ(report.failure, "");
+  ASSERT_FALSE(report.rows.empty());
+  EXPECT_LT(report.rows.back().rel_l2, 0.01);
+}
+
+}  // namespace
+}  // namespace meshtest::runner
