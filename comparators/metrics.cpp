@@ -222,6 +222,8 @@ std::string decided_by(bool pcc, bool atol, bool allclose, bool scale) {
 struct UlpScan {
   bool finite = true;
   double largest = 0.0;
+  double sum_abs = 0.0, sum_bias = 0.0;  // ulp_errors: over the elements counted
+  int64_t counted = 0;
 };
 
 inline uint32_t float_bits(float v) {
@@ -250,26 +252,42 @@ UlpScan finite_and_largest(const float* d, const float* r, int64_t begin, int64_
 
 // |d - r| / ulp(max(|r|, floor)) with ulp(v) = 2^(exponent(v) - 7), the
 // exponent read from the f64 bits of v (an f32 value or floor is a normal
-// f64, floor > 0), the division a multiplication by an exact power of two.
-UlpScan worst_ulp(const float* d, const float* r, double floor, int64_t begin, int64_t end) {
-  constexpr int kUlpLanes = 8;  // independent maxima, so the loop vectorizes
-  double worst[kUlpLanes] = {};
-  auto error = [&](int64_t i) {
-    const double magnitude = std::max(std::fabs(static_cast<double>(r[i])), floor);
+// f64, floor > 0), the division a multiplication by an exact power of two;
+// and, over the elements at or above the floor, the sums of |error| and of
+// the error toward the element's magnitude ((d - r) sign(r)), in ulp.
+UlpScan ulp_errors(const float* d, const float* r, double floor, int64_t begin, int64_t end) {
+  constexpr int kUlpLanes = 8;  // independent maxima and sums, so the loop vectorizes
+  double worst[kUlpLanes] = {}, sum_abs[kUlpLanes] = {}, sum_bias[kUlpLanes] = {};
+  int64_t counted[kUlpLanes] = {};
+  auto visit = [&](int64_t i, int l) {
+    const double ri = static_cast<double>(r[i]);
+    const double magnitude = std::max(std::fabs(ri), floor);
     uint64_t bits;
     std::memcpy(&bits, &magnitude, sizeof bits);
     const uint64_t biased = (bits >> 52) & 0x7ff;  // exponent + 1023
     const uint64_t inverse_ulp_bits = (2 * 1023 + 7 - biased) << 52;  // 2^(7 - exponent)
     double inverse_ulp;
     std::memcpy(&inverse_ulp, &inverse_ulp_bits, sizeof inverse_ulp);
-    return std::fabs(static_cast<double>(d[i]) - static_cast<double>(r[i])) * inverse_ulp;
+    const double error = (static_cast<double>(d[i]) - ri) * inverse_ulp;
+    const double above = std::fabs(ri) >= floor ? 1.0 : 0.0;
+    worst[l] = std::max(worst[l], std::fabs(error));
+    sum_abs[l] += above * std::fabs(error);
+    sum_bias[l] += above * (ri < 0.0 ? -error : error);
+    counted[l] += static_cast<int64_t>(above);
   };
   int64_t i = begin;
   for (; i + kUlpLanes <= end; i += kUlpLanes) {
-    for (int l = 0; l < kUlpLanes; ++l) worst[l] = std::max(worst[l], error(i + l));
+    for (int l = 0; l < kUlpLanes; ++l) visit(i + l, l);
   }
-  for (; i < end; ++i) worst[0] = std::max(worst[0], error(i));
-  return {true, *std::max_element(worst, worst + kUlpLanes)};
+  for (; i < end; ++i) visit(i, 0);
+  UlpScan out;
+  for (int l = 0; l < kUlpLanes; ++l) {
+    out.largest = std::max(out.largest, worst[l]);
+    out.sum_abs += sum_abs[l];
+    out.sum_bias += sum_bias[l];
+    out.counted += counted[l];
+  }
+  return out;
 }
 
 template <class Pass>
@@ -286,6 +304,9 @@ UlpScan ulp_scan(int64_t n, const Pass& pass) {
   for (const UlpScan& p : parts) {
     total.finite = total.finite && p.finite;
     total.largest = std::max(total.largest, p.largest);
+    total.sum_abs += p.sum_abs;
+    total.sum_bias += p.sum_bias;
+    total.counted += p.counted;
   }
   return total;
 }
@@ -301,23 +322,63 @@ double max_abs(const Tensor& t) {
   return m;
 }
 
-double max_bf16_ulp_error(const Tensor& device, const Tensor& reference) {
+double l2_norm(const Tensor& t) {
+  const Tensor f = t.dtype() == DType::F32 ? t : t.to(DType::F32);
+  const float* p = f.data<float>();
+  const int64_t n = f.numel();
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<double> parts(static_cast<size_t>(chunks));
+  parallel_ranges(chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      double lanes[kLanes] = {};
+      const int64_t first = c * kChunk, last = std::min(n, first + kChunk);
+      int64_t i = first;
+      for (; i + kLanes <= last; i += kLanes) {
+        for (int l = 0; l < kLanes; ++l) lanes[l] += static_cast<double>(p[i + l]) * static_cast<double>(p[i + l]);
+      }
+      for (; i < last; ++i) lanes[0] += static_cast<double>(p[i]) * static_cast<double>(p[i]);
+      double sum = 0.0;
+      for (double v : lanes) sum += v;
+      parts[static_cast<size_t>(c)] = sum;
+    }
+  });
+  double total = 0.0;
+  for (double v : parts) total += v;
+  return std::sqrt(total);
+}
+
+Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference) {
   if (device.shape() != reference.shape() || device.dtype() != DType::F32 || reference.dtype() != DType::F32) {
-    throw Error("max_bf16_ulp_error: needs two f32 tensors of one shape");
+    throw Error("bf16_ulp_stats: needs two f32 tensors of one shape");
   }
   const float* d = device.data<float>();
   const float* r = reference.data<float>();
   const int64_t n = reference.numel();
+  Bf16UlpStats stats;
   const UlpScan first = ulp_scan(n, [&](int64_t begin, int64_t end) { return finite_and_largest(d, r, begin, end); });
-  if (!first.finite) return std::numeric_limits<double>::infinity();
+  if (!first.finite) {
+    stats.max = stats.mean_abs = std::numeric_limits<double>::infinity();
+    return stats;
+  }
   if (first.largest == 0.0) {  // every reference element is 0: any other device value is infinitely off
     for (int64_t i = 0; i < n; ++i) {
-      if (d[i] != 0.0f) return std::numeric_limits<double>::infinity();
+      if (d[i] != 0.0f) stats.max = std::numeric_limits<double>::infinity();
     }
-    return 0.0;
+    return stats;
   }
   const double floor = first.largest * 0x1p-16;
-  return ulp_scan(n, [&](int64_t begin, int64_t end) { return worst_ulp(d, r, floor, begin, end); }).largest;
+  const UlpScan errors = ulp_scan(n, [&](int64_t begin, int64_t end) { return ulp_errors(d, r, floor, begin, end); });
+  stats.max = errors.largest;
+  stats.counted = errors.counted;
+  if (errors.counted > 0) {
+    stats.mean_abs = errors.sum_abs / static_cast<double>(errors.counted);
+    stats.bias = errors.sum_bias / static_cast<double>(errors.counted);
+  }
+  return stats;
+}
+
+double max_bf16_ulp_error(const Tensor& device, const Tensor& reference) {
+  return bf16_ulp_stats(device, reference).max;
 }
 
 OutputMetrics compare_tensors(const std::string& name, const Tensor& device, const Tensor& golden,
@@ -351,6 +412,8 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
     return m;
   }
   m.atol = total.max_abs;
+  m.golden_l2 = std::sqrt(total.sq_g);
+  m.error_l2 = std::sqrt(total.sq_diff);
   m.rel_l2 = total.sq_g > 0 ? std::sqrt(total.sq_diff / total.sq_g) : (total.sq_diff > 0 ? INFINITY : 0.0);
   m.norm_ratio = total.sq_g > 0 ? std::sqrt(total.sq_d / total.sq_g) : (total.sq_d > 0 ? INFINITY : 1.0);
   m.allclose = total.not_close == 0;

@@ -65,6 +65,8 @@ struct OutputMetrics {
   double atol = 0.0;    // max |device - golden|
   double rel_l2 = 0.0;  // ||device - golden|| / ||golden||  (0 when both are 0)
   double norm_ratio = 1.0;  // ||device|| / ||golden||
+  double golden_l2 = 0.0;   // ||golden||
+  double error_l2 = 0.0;    // ||device - golden||
   bool allclose = false;
   bool equal = false;
   bool finite = true;
@@ -93,6 +95,10 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
 // Largest |element| (NaN if any element is NaN, so no check can pass on it).
 double max_abs(const Tensor& t);
 
+// ||t||_2 in f64 (f32 read in place, in lanes and parallel chunks; other
+// floating dtypes widened to f32 first); inf or NaN when an element is.
+double l2_norm(const Tensor& t);
+
 // The largest elementwise error of a bf16 result in units of bf16's last
 // place (ulp): max |device - reference| / ulp(max(|reference|, floor)), where
 // ulp(v) = 2^(floor(log2 v) - 7) (bf16 keeps 8 significant bits) and floor =
@@ -104,6 +110,23 @@ double max_abs(const Tensor& t);
 // Both tensors f32 of one shape; 0 for empty tensors, inf when either side is
 // not finite.
 double max_bf16_ulp_error(const Tensor& device, const Tensor& reference);
+
+// The error of a bf16 result in ulp as above, and how it is spread: over the
+// elements at or above the floor (their own ulp), the mean |error| and the
+// mean error toward each element's magnitude ((device - reference) *
+// sign(reference): negative when the device's values are too small). A
+// kernel that computes in f32 and rounds to nearest even once has a mean
+// |error| of at most 0.25 ulp and no bias beyond sampling noise (about 0.29 /
+// sqrt(counted) ulp); an approximation well inside half an ulp per element
+// (a fast rsqrt 0.1% low) shows in the bias, and noise added to every
+// element (an approximate exp) in the mean |error|.
+struct Bf16UlpStats {
+  double max = 0.0;       // max_bf16_ulp_error
+  double mean_abs = 0.0;  // inf when either side is not finite
+  double bias = 0.0;
+  int64_t counted = 0;    // elements the means are over
+};
+Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference);
 
 // Every output compared, the case verdict and its summary figures.
 Verdict compare_outputs(const std::vector<std::string>& names, const std::vector<Tensor>& device,

@@ -29,9 +29,7 @@ struct Norms {
 };
 
 // An upper bound of sum_k |a_k||b_k| (Hoelder's inequality, three ways).
-double dot_magnitude(const Norms& a, const Norms& b) {
-  return std::min({a.l2 * b.l2, a.l1 * b.linf, a.linf * b.l1});
-}
+double dot_magnitude(const Norms& a, const Norms& b) { return std::min({a.l2 * b.l2, a.l1 * b.linf, a.linf * b.l1}); }
 
 // Norms of p[0..k), in lanes (independent sums, so the loop vectorizes).
 Norms norms_of(const float* p, int64_t k) {
@@ -143,45 +141,77 @@ std::optional<Magnitudes> linear_magnitudes(const Tensor& x, const Tensor& w, co
 }
 
 // Each output position's input patch (per batch and group) against each
-// output channel's filter.
+// output channel's filter. A patch's norms are sums (and a maximum) over its
+// channels and window, so they are built from each input position's sums over
+// the channels (|x|, x^2, max |x|: one pass over the input), then added over
+// the window: C + KH*KW terms per position instead of C*KH*KW.
 std::optional<Magnitudes> conv2d_magnitudes(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs,
                                             const Tensor& out) {
   const runtime::reference::Conv2dGeometry g = runtime::reference::conv2d_geometry(x, w, attrs);
   const int64_t batch = x.dim(0), out_channels = w.dim(0), group_out = out_channels / g.groups;
-  const int64_t kdim = g.channels * g.kh * g.kw, plane = g.out_h * g.out_w;
+  const int64_t kdim = g.channels * g.kh * g.kw, plane = g.out_h * g.out_w, pixels = g.height * g.width;
   if (out.numel() != batch * out_channels * plane) return std::nullopt;
   const std::vector<Norms> filters = row_norms(w.data<float>(), out_channels, kdim);
   Magnitudes mags{std::vector<double>(static_cast<size_t>(out.numel())), kdim + (bias != nullptr)};
   const float* px = x.data<float>();
   const float* pb = bias != nullptr ? bias->data<float>() : nullptr;
-  parallel_ranges(batch * g.groups, 1, [&](int64_t begin, int64_t end) {
-    std::vector<Norms> patches(static_cast<size_t>(plane));
-    for (int64_t task = begin; task < end; ++task) {
+  // In parallel over batch x groups when there are several (depthwise), else
+  // over input positions and output rows.
+  const int64_t tasks = batch * g.groups;
+  auto split = [tasks](int64_t count, int64_t grain, const auto& fn) {
+    if (tasks > 1)
+      fn(int64_t{0}, count);
+    else
+      parallel_ranges(count, grain, fn);
+  };
+  parallel_ranges(tasks, 1, [&](int64_t first_task, int64_t last_task) {
+    for (int64_t task = first_task; task < last_task; ++task) {
       const int64_t n = task / g.groups, gi = task % g.groups;
-      std::fill(patches.begin(), patches.end(), Norms{});
-      for (int64_t c = 0; c < g.channels; ++c) {
-        const float* xc = px + ((n * g.groups + gi) * g.channels + c) * g.height * g.width;
-        for (int64_t oh = 0; oh < g.out_h; ++oh) {
+      const float* xg = px + (n * g.groups + gi) * g.channels * pixels;
+      // Per input position, over this group's channels: sum |x|, sum x^2, max |x|.
+      std::vector<double> l1(static_cast<size_t>(pixels)), l2(static_cast<size_t>(pixels));
+      std::vector<float> linf(static_cast<size_t>(pixels));
+      split(pixels, 256, [&](int64_t begin, int64_t end) {
+        for (int64_t c = 0; c < g.channels; ++c) {
+          const float* xc = xg + c * pixels;
+          for (int64_t i = begin; i < end; ++i) {
+            const float a = std::fabs(xc[i]);
+            l1[static_cast<size_t>(i)] += a;
+            l2[static_cast<size_t>(i)] += static_cast<double>(a) * a;
+            linf[static_cast<size_t>(i)] = std::max(linf[static_cast<size_t>(i)], a);
+          }
+        }
+      });
+      split(g.out_h, 1, [&](int64_t begin, int64_t end) {
+        std::vector<Norms> patches(static_cast<size_t>(g.out_w));
+        for (int64_t oh = begin; oh < end; ++oh) {
           for (int64_t ow = 0; ow < g.out_w; ++ow) {
-            Norms& p = patches[static_cast<size_t>(oh * g.out_w + ow)];
+            Norms p;
             for (int64_t r = 0; r < g.kh; ++r) {
               const int64_t ih = oh * g.sh - g.ph + r * g.dh;
               if (ih < 0 || ih >= g.height) continue;
               for (int64_t q = 0; q < g.kw; ++q) {
                 const int64_t iw = ow * g.sw - g.pw + q * g.dw;
-                if (iw >= 0 && iw < g.width) p.add(xc[ih * g.width + iw]);
+                if (iw < 0 || iw >= g.width) continue;
+                const size_t at = static_cast<size_t>(ih * g.width + iw);
+                p.l1 += l1[at];
+                p.l2 += l2[at];
+                p.linf = std::max(p.linf, static_cast<double>(linf[at]));
               }
+            }
+            p.finish();
+            patches[static_cast<size_t>(ow)] = p;
+          }
+          for (int64_t o = 0; o < group_out; ++o) {
+            const int64_t oc = gi * group_out + o;
+            const double b = pb != nullptr ? std::fabs(pb[oc]) : 0.0;
+            double* s = mags.s.data() + (n * out_channels + oc) * plane + oh * g.out_w;
+            for (int64_t ow = 0; ow < g.out_w; ++ow) {
+              s[ow] = dot_magnitude(patches[static_cast<size_t>(ow)], filters[static_cast<size_t>(oc)]) + b;
             }
           }
         }
-      }
-      for (Norms& p : patches) p.finish();
-      for (int64_t o = 0; o < group_out; ++o) {
-        const int64_t oc = gi * group_out + o;
-        const double b = pb != nullptr ? std::fabs(pb[oc]) : 0.0;
-        double* s = mags.s.data() + (n * out_channels + oc) * plane;
-        for (int64_t p = 0; p < plane; ++p) s[p] = dot_magnitude(patches[static_cast<size_t>(p)], filters[static_cast<size_t>(oc)]) + b;
-      }
+      });
     }
   });
   return mags;
@@ -217,9 +247,12 @@ double gamma_n(int64_t n) {
 
 double unit_roundoff(DType result) {
   switch (result) {
-    case DType::BF16: return 0x1p-8;
-    case DType::F32: return kF32UnitRoundoff;
-    default: return 0.0;
+    case DType::BF16:
+      return 0x1p-8;
+    case DType::F32:
+      return kF32UnitRoundoff;
+    default:
+      return 0.0;
   }
 }
 
@@ -229,8 +262,7 @@ AccumulationBound::AccumulationBound(int64_t k, DType result)
       floor_(static_cast<double>(k + 1) * 0x1p-149) {}
 
 std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, const std::vector<Tensor>& operands,
-                                                    const Tensor& device, const Tensor& reference,
-                                                    DType result_dtype) {
+                                                    const Tensor& device, const Tensor& reference, DType result_dtype) {
   if (instr.attrs.has("fidelity_phases") || operands.empty() || !all_f32(operands)) return std::nullopt;
   if (device.dtype() != DType::F32 || reference.dtype() != DType::F32 || device.shape() != reference.shape()) {
     return std::nullopt;

@@ -301,8 +301,14 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       steps->inputs_prepared(loaded);
     }
     const bool compile_only = options.compile.compile_only;
+    const OpGoldenPlan& op_plan = plan.op_golden;
+    // The golden-anchored intermediates, with the per-op check on one chip
+    // (golden_anchor.h): they watch an inference golden, which then runs
+    // after executing, rather than run the graph's reference a second time.
+    const bool anchored = op_plan.enabled() && !loaded.sharding;
+    const bool anchor_watches_golden = anchored && steps->golden_is_device_reference();
     using GoldenOrder = RunModeSteps::GoldenOrder;
-    const GoldenOrder golden_order = steps->golden_order();
+    const GoldenOrder golden_order = anchor_watches_golden ? GoldenOrder::AfterExecute : steps->golden_order();
     if (golden_order == GoldenOrder::BeforeCompile && !compile_only) golden(loaded);
     enter(Phase::Compile);
     CompiledCase compiled;
@@ -325,10 +331,9 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     if (golden_order == GoldenOrder::BeforeExecute) golden(loaded);
     enter(Phase::Execute);
     std::vector<Tensor> device;
-    const OpGoldenPlan& op_plan = plan.op_golden;
     OpGolden op_golden(op_plan.thresholds);
-    std::optional<GoldenAnchor> anchor;  // with the per-op check, on one chip (golden_anchor.h)
-    if (op_plan.enabled() && !loaded.sharding) anchor.emplace(*compiled_graph);
+    std::optional<GoldenAnchor> anchor;
+    if (anchored) anchor.emplace(*compiled_graph);
     std::string op_failure;
     std::string anchor_failure;
     {
@@ -360,12 +365,17 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
       device = compiled.backend->execute(*compiled.executable, steps->device_inputs(loaded), stats);
       record_execution_stats(stats, options.chip, r);
       if (op_golden_on) op_failure = finish_op_golden(op_golden, op_plan, options.op_golden_dir, r);
-      if (op_golden_on && anchor) {
-        anchor_failure =
-            finish_golden_anchor(*anchor, steps->device_inputs(loaded), op_plan, options.op_golden_dir, r);
+      if (!op_golden_on) anchor.reset();
+      if (anchor && !anchor_watches_golden) {
+        anchor_failure = record_golden_anchor([&] { return anchor->finish(steps->device_inputs(loaded)); }, op_plan,
+                                              options.op_golden_dir, r);
       }
     }
+    if (anchor && anchor_watches_golden) steps->watch_golden(anchor->watch());
     if (golden_order == GoldenOrder::AfterExecute) golden(loaded);
+    if (anchor && anchor_watches_golden) {
+      anchor_failure = record_golden_anchor([&] { return anchor->report(); }, op_plan, options.op_golden_dir, r);
+    }
     steps->check_device_outputs(device);
     checked_device = device;
     r.device_outputs_digest = outputs_digest(device);

@@ -50,6 +50,8 @@ class DecodeSteps : public InferenceSteps {
 
   // A model that routes: the golden's prefill follows the device's prefill
   // routes and its decode step the device's decode routes (device_routing.h).
+  // Its golden runs the prefill too, on other inputs than the device's.
+  bool golden_is_device_reference() const override { return false; }
   void run_golden(LoadedCase& loaded) override {
     const Graph& prefill = prefill_.model.graph;
     golden_cache_ = cache_inputs(prefill, prefill_routing_ ? runtime::run_reference(prefill, prefill_.inputs,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 
 #include "comparators/metrics.h"
 #include "core/bfp8_layout.h"
+#include "core/parallel.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/op_golden.h"
 #include "runtime/reference/reference_executor.h"
@@ -49,8 +51,85 @@ double half_step(double magnitude, int mantissa_bits) {
   return magnitude > 0.0 ? std::ldexp(1.0, std::ilogb(magnitude) - mantissa_bits - 1) : 0.0;
 }
 
-// Worst |d - g| / allowed over the elements, for `dtype`'s bound.
-double worst_conversion_ratio(DType dtype, const Tensor& device, const Tensor& golden) {
+// A device element as f64: an f32 value, or bf16 bits.
+inline double element(const float* p, int64_t i) { return static_cast<double>(p[i]); }
+inline double element(const uint16_t* p, int64_t i) {
+  const uint32_t bits = static_cast<uint32_t>(p[i]) << 16;
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return static_cast<double>(v);
+}
+
+// What a bf16 weight's check needs, in one read of both sides.
+struct Bf16WeightScan {
+  double worst = 0.0;  // worst |d - g| / allowed
+  double sq_d = 0.0, sq_g = 0.0;
+};
+
+// The scan over [0, n): allowed is half a bf16 step at g, 2^(exponent(g) -
+// 8), its inverse read from the f64 bits of |g| (exact for f32 subnormals
+// too), so the loop is branch-free and runs in lanes; g = 0 allows nothing
+// (inf when d differs); a NaN makes the worst ratio NaN.
+template <typename D>
+Bf16WeightScan scan_bf16_weight(const D* d, const float* g, int64_t n) {
+  constexpr int kLanes = 8;
+  double worst[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {};
+  auto visit = [&](int64_t i, int l) {
+    const double gi = static_cast<double>(g[i]), di = element(d, i);
+    const double err = std::abs(di - gi);
+    uint64_t bits;
+    const double magnitude = std::abs(gi);
+    std::memcpy(&bits, &magnitude, sizeof bits);
+    const uint64_t biased = (bits >> 52) & 0x7ff;
+    const uint64_t inverse_bits = (2 * 1023 + 8 - std::min<uint64_t>(biased, 2 * 1023 + 7)) << 52;
+    double inverse;
+    std::memcpy(&inverse, &inverse_bits, sizeof inverse);
+    const double r = magnitude == 0.0 ? (err == 0.0 ? 0.0 : INFINITY) : err * inverse;
+    worst[l] = !(r <= worst[l]) ? r : worst[l];  // NaN sticks
+    sq_d[l] += di * di;
+    sq_g[l] += gi * gi;
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) visit(i + l, l);
+  }
+  for (; i < n; ++i) visit(i, 0);
+  Bf16WeightScan out;
+  for (int l = 0; l < kLanes; ++l) {
+    out.worst = !(worst[l] <= out.worst) ? worst[l] : out.worst;
+    out.sq_d += sq_d[l];
+    out.sq_g += sq_g[l];
+  }
+  return out;
+}
+
+// scan_bf16_weight in parallel chunks; the device side f32 or bf16.
+Bf16WeightScan scan_bf16_weight(const Tensor& device, const Tensor& golden) {
+  constexpr int64_t kChunk = 1 << 16;
+  const int64_t n = golden.numel(), chunks = (n + kChunk - 1) / kChunk;
+  std::vector<Bf16WeightScan> parts(static_cast<size_t>(chunks));
+  const float* g = golden.data<float>();
+  parallel_ranges(chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const int64_t first = c * kChunk, count = std::min(kChunk, n - first);
+      parts[static_cast<size_t>(c)] =
+          device.dtype() == DType::BF16
+              ? scan_bf16_weight(static_cast<const uint16_t*>(device.raw_data()) + first, g + first, count)
+              : scan_bf16_weight(device.data<float>() + first, g + first, count);
+    }
+  });
+  Bf16WeightScan total;
+  for (const Bf16WeightScan& p : parts) {
+    total.worst = !(p.worst <= total.worst) ? p.worst : total.worst;
+    total.sq_d += p.sq_d;
+    total.sq_g += p.sq_g;
+  }
+  if (std::isnan(total.worst)) total.worst = INFINITY;
+  return total;
+}
+
+// Worst |d - g| / allowed over a bfp8_b weight's elements (both f32).
+double worst_bfp8_b_ratio(const Tensor& device, const Tensor& golden) {
   const float* d = device.data<float>();
   const float* g = golden.data<float>();
   double worst = 0.0;
@@ -59,32 +138,20 @@ double worst_conversion_ratio(DType dtype, const Tensor& device, const Tensor& g
     if (err == 0.0) return;
     worst = std::max(worst, allowed > 0.0 ? err / allowed : INFINITY);
   };
-  if (dtype == DType::BFP8_B) {
-    const int64_t blocks = bfp8_b_block_count(golden.shape());
-    for (int64_t b = 0; b < blocks; ++b) {
-      const Bfp8BlockSpan span = bfp8_b_block_span(golden.shape(), b);
-      double top = 0.0;
-      for (int64_t i = span.first; i < span.first + span.count; ++i) top = std::max(top, std::abs(double{g[i]}));
-      const double half = half_step(top, 6);
-      for (int64_t i = span.first; i < span.first + span.count; ++i) {
-        account(i, std::max(half, std::abs(double{g[i]}) - 127.0 * 2.0 * half));
-      }
+  const int64_t blocks = bfp8_b_block_count(golden.shape());
+  for (int64_t b = 0; b < blocks; ++b) {
+    const Bfp8BlockSpan span = bfp8_b_block_span(golden.shape(), b);
+    double top = 0.0;
+    for (int64_t i = span.first; i < span.first + span.count; ++i) top = std::max(top, std::abs(double{g[i]}));
+    const double half = half_step(top, 6);
+    for (int64_t i = span.first; i < span.first + span.count; ++i) {
+      account(i, std::max(half, std::abs(double{g[i]}) - 127.0 * 2.0 * half));
     }
-  } else {
-    const int64_t n = golden.numel();
-    for (int64_t i = 0; i < n; ++i) account(i, half_step(std::abs(double{g[i]}), 7));
   }
   return worst;
 }
 
-double norm(const Tensor& t) {
-  const Tensor f = t.dtype() == DType::F32 ? t : t.to(DType::F32);
-  const float* p = f.data<float>();
-  double s = 0.0;
-  const int64_t n = f.numel();
-  for (int64_t i = 0; i < n; ++i) s += double{p[i]} * double{p[i]};
-  return std::sqrt(s);
-}
+double norm(const Tensor& t) { return comparators::l2_norm(t); }
 
 // The scale a value's error is measured against: its own norm, or the
 // scale it has from its operands where it cancels them. Elementwise ops in
@@ -94,11 +161,7 @@ double norm(const Tensor& t) {
 // (mean) of n values takes sqrt(n) (1/sqrt(n)) times its operand's, the norm
 // it would have if nothing cancelled (a backward's sums of centred values
 // are near 0 by construction).
-struct Magnitude {
-  double norm = 0.0;   // ||value||
-  double scale = 0.0;  // what its error is measured against (>= norm)
-  int64_t numel = 0;
-};
+using Magnitude = AnchorMagnitude;
 
 double value_scale(OpKind kind, const std::vector<Magnitude>& operands, const Magnitude& golden) {
   double scale = golden.norm;
@@ -119,25 +182,10 @@ double value_scale(OpKind kind, const std::vector<Magnitude>& operands, const Ma
   }
   if ((kind == OpKind::ReduceSum || kind == OpKind::ReduceMean) && !operands.empty() && golden.numel > 0) {
     const double n = static_cast<double>(operands[0].numel) / static_cast<double>(golden.numel);
-    scale = std::max(scale, kind == OpKind::ReduceSum ? operands[0].scale * std::sqrt(n)
-                                                      : operands[0].scale / std::sqrt(n));
+    scale = std::max(scale,
+                     kind == OpKind::ReduceSum ? operands[0].scale * std::sqrt(n) : operands[0].scale / std::sqrt(n));
   }
   return scale;
-}
-
-// ||device - golden|| / scale.
-double anchored_rel_l2(const Tensor& device, const Tensor& golden, double scale) {
-  const Tensor g = golden.to(DType::F32);
-  const float* d = device.data<float>();
-  const float* gp = g.data<float>();
-  double err = 0.0;
-  const int64_t n = g.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    const double e = double{d[i]} - double{gp[i]};
-    err += e * e;
-  }
-  err = std::sqrt(err);
-  return err == 0.0 ? 0.0 : (scale > 0.0 ? err / scale : INFINITY);
 }
 
 std::string figure(const char* format, double v) {
@@ -155,14 +203,24 @@ void GoldenAnchor::check_weight(const std::string& name, DType dtype, const Tens
   if (p == nullptr || p->kind != ParamKind::Weight) return;  // a weight the compiler made (const-eval)
   if (dtype != DType::BF16 && dtype != DType::BFP8_B) return;
   const Tensor golden = materialize(*p, graph_.type(p->value)).to(DType::F32);
-  const Tensor values = device.to(DType::F32);
-  if (golden.shape() != values.shape()) return;
+  if (golden.shape() != device.shape()) return;
   WeightRow row;
   row.name = name;
   row.dtype = std::string(dtype_name(dtype));
-  row.worst_ratio = worst_conversion_ratio(dtype, values, golden);
-  const double golden_norm = norm(golden);
-  row.norm_ratio = golden_norm > 0.0 ? norm(values) / golden_norm : 1.0;
+  double golden_norm = 0.0, device_norm = 0.0;
+  if (dtype == DType::BF16) {  // read as the device holds it: no f32 copy of the weight
+    const Tensor values = device.dtype() == DType::BF16 ? device : device.to(DType::F32);
+    const Bf16WeightScan scan = scan_bf16_weight(values, golden);
+    row.worst_ratio = scan.worst;
+    golden_norm = std::sqrt(scan.sq_g);
+    device_norm = std::sqrt(scan.sq_d);
+  } else {
+    const Tensor values = device.to(DType::F32);
+    row.worst_ratio = worst_bfp8_b_ratio(values, golden);
+    golden_norm = norm(golden);
+    device_norm = norm(values);
+  }
+  row.norm_ratio = golden_norm > 0.0 ? device_norm / golden_norm : 1.0;
   row.past = !(row.worst_ratio <= kConversionSlack) || !(std::abs(row.norm_ratio - 1.0) <= kWeightNormBound);
   weights_.push_back(std::move(row));
 }
@@ -178,7 +236,8 @@ void GoldenAnchor::observe(const backend::OpExecution& e) {
   if (e.instr.attrs.get_string("math_fidelity", "HiFi4") == "LoFi") reduced_fidelity_ = true;
   for (size_t slot = 0; slot < e.instr.inputs.size() && slot < e.operands.size(); ++slot) {
     const DeviceBuffer& b = e.program.buffers[static_cast<size_t>(e.instr.inputs[slot])];
-    if (b.kind == BufferKind::Weight && weights_seen_.insert(b.name).second) check_weight(b.name, b.type.dtype, *e.operands[slot]);
+    if (b.kind == BufferKind::Weight && weights_seen_.insert(b.name).second)
+      check_weight(b.name, b.type.dtype, *e.operands[slot]);
   }
   if (e.instr.output < 0) return;
   const DeviceBuffer& out = e.program.buffers[static_cast<size_t>(e.instr.output)];
@@ -190,76 +249,94 @@ void GoldenAnchor::observe(const backend::OpExecution& e) {
                          Kept{e.index, std::string(op_name(e.instr.kind)), e.instr.origin, layer, e.result.clone()});
 }
 
+runtime::ReferenceOpHook GoldenAnchor::watch() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+  }
+  return [this](size_t, const Op& op, const std::vector<Tensor>& operands, Tensor& result) {
+    compare_value(op, operands, result);
+  };
+}
+
+void GoldenAnchor::compare_value(const Op& op, const std::vector<Tensor>& operands, Tensor& result) {
+  if (mesh_ || !is_floating(result.dtype())) return;
+  std::vector<Magnitude> in;
+  for (size_t i = 0; i < op.inputs.size() && i < operands.size(); ++i) {
+    auto m = magnitudes_.find(op.inputs[i]);
+    if (m == magnitudes_.end()) {  // a parameter (or an integer value: no error of its own)
+      const double n = is_floating(operands[i].dtype()) ? norm(operands[i]) : 0.0;
+      m = magnitudes_.emplace(op.inputs[i], Magnitude{n, n, operands[i].numel()}).first;
+    }
+    in.push_back(m->second);
+  }
+  const auto it = kept_.find(op.output);
+  const bool comparable = it != kept_.end() && it->second.result.shape() == result.shape();
+  if (comparable && op.kind == OpKind::TopkMask) {  // follow the device's routing
+    result = it->second.result.to(result.dtype());
+  }
+  if (!comparable || op.kind == OpKind::TopkMask) {
+    Magnitude out{norm(result), 0.0, result.numel()};
+    out.scale = value_scale(op.kind, in, out);
+    magnitudes_[op.output] = out;
+    if (it != kept_.end()) kept_.erase(it);
+    return;
+  }
+  const Kept& k = it->second;
+  const comparators::OutputMetrics m =
+      comparators::compare_tensors(k.origin, k.result.to(DType::F32), result.to(DType::F32), {});
+  Magnitude out{m.golden_l2, 0.0, result.numel()};
+  out.scale = value_scale(op.kind, in, out);
+  magnitudes_[op.output] = out;
+  double inherited = 0.0;  // the worst error among its operands compared so far
+  for (ValueId v : op.inputs) {
+    if (const auto e = errors_.find(v); e != errors_.end()) inherited = std::max(inherited, e->second);
+  }
+  AnchorRow row;
+  row.index = k.index;
+  row.op = k.op;
+  row.origin = k.origin;
+  row.layer = k.layer;
+  row.shape = result.shape();
+  row.pcc = m.pcc;
+  row.rel_l2 = !m.finite ? INFINITY : m.error_l2 == 0.0 ? 0.0 : out.scale > 0.0 ? m.error_l2 / out.scale : INFINITY;
+  row.inherited = inherited;
+  errors_[op.output] = row.rel_l2;
+  row.norm_ratio = m.norm_ratio;
+  row.bound = bound_;
+  // A comparison's 0/1 result flips where its operands tie within bf16:
+  // recorded, not judged (its operands are).
+  row.judged = result.numel() >= kAnchorMinElements && !reduced_fidelity_ && op.kind != OpKind::Greater;
+  // softmax (and the sdpa around one) amplifies its logits' error by their
+  // magnitude: held to the absolute bound only.
+  const bool amplifies = op.kind == OpKind::Softmax || op.kind == OpKind::Sdpa;
+  const bool jumped = !amplifies && row.rel_l2 > kAnchorJumpFloor &&
+                      row.rel_l2 > kAnchorJumpFactor * std::max(inherited, kAnchorJumpFloor);
+  row.past = row.judged && (!m.finite || !(row.rel_l2 <= bound_) || jumped);
+  rows_.push_back(std::move(row));
+  kept_.erase(it);
+}
+
 AnchorReport GoldenAnchor::finish(const std::map<std::string, Tensor>& inputs) {
+  const runtime::ReferenceOpHook hook = watch();
+  if (!mesh_) runtime::run_reference(graph_, inputs, hook);
+  return report();
+}
+
+AnchorReport GoldenAnchor::report() {
   std::lock_guard<std::mutex> lock(mutex_);
   finished_ = true;
   AnchorReport report;
   report.weights = std::move(weights_);
+  report.rows = std::move(rows_);
+  kept_.clear();
+  magnitudes_.clear();
+  errors_.clear();
   if (mesh_) {
     report.note = "a mesh: the per-chip graphs have no golden values (one-chip cases only)";
-    kept_.clear();
     return report;
   }
-  std::map<ValueId, Magnitude> magnitudes;  // every float value's
-  std::map<ValueId, double> errors;         // anchored rel_l2 of every value compared
-  const runtime::ReferenceOpHook hook = [&](size_t, const Op& op, const std::vector<Tensor>& operands,
-                                            Tensor& result) {
-    if (!is_floating(result.dtype())) return;
-    std::vector<Magnitude> in;
-    for (size_t i = 0; i < op.inputs.size() && i < operands.size(); ++i) {
-      auto m = magnitudes.find(op.inputs[i]);
-      if (m == magnitudes.end()) {  // a parameter (or an integer value: no error of its own)
-        const double n = is_floating(operands[i].dtype()) ? norm(operands[i]) : 0.0;
-        m = magnitudes.emplace(op.inputs[i], Magnitude{n, n, operands[i].numel()}).first;
-      }
-      in.push_back(m->second);
-    }
-    Magnitude out{norm(result), 0.0, result.numel()};
-    out.scale = value_scale(op.kind, in, out);
-    magnitudes[op.output] = out;
-    const double scale = out.scale;
-    double inherited = 0.0;  // the worst error among its operands compared so far
-    for (ValueId v : op.inputs) {
-      if (const auto e = errors.find(v); e != errors.end()) inherited = std::max(inherited, e->second);
-    }
-    auto it = kept_.find(op.output);
-    if (it == kept_.end()) return;
-    Kept& k = it->second;
-    if (k.result.shape() != result.shape()) return;
-    const Tensor device = k.result.to(DType::F32);
-    if (op.kind == OpKind::TopkMask) {  // follow the device's routing
-      result = device.to(result.dtype());
-      return;
-    }
-    if (!is_floating(result.dtype())) return;
-    AnchorRow row;
-    row.index = k.index;
-    row.op = k.op;
-    row.origin = k.origin;
-    row.layer = k.layer;
-    row.shape = result.shape();
-    const comparators::OutputMetrics m = comparators::compare_tensors(k.origin, device, result, {});
-    row.pcc = m.pcc;
-    row.rel_l2 = anchored_rel_l2(device, result, scale);
-    row.inherited = inherited;
-    errors[op.output] = row.rel_l2;
-    row.norm_ratio = m.norm_ratio;
-    row.bound = bound_;
-    // A comparison's 0/1 result flips where its operands tie within bf16:
-    // recorded, not judged (its operands are).
-    row.judged = result.numel() >= kAnchorMinElements && !reduced_fidelity_ && op.kind != OpKind::Greater;
-    // softmax (and the sdpa around one) amplifies its logits' error by their
-    // magnitude: held to the absolute bound only.
-    const bool amplifies = op.kind == OpKind::Softmax || op.kind == OpKind::Sdpa;
-    const bool jumped = !amplifies && row.rel_l2 > kAnchorJumpFloor &&
-                        row.rel_l2 > kAnchorJumpFactor * std::max(inherited, kAnchorJumpFloor);
-    row.past = row.judged && (!m.finite || !(row.rel_l2 <= bound_) || jumped);
-    report.rows.push_back(std::move(row));
-    kept_.erase(it);
-  };
-  runtime::run_reference(graph_, inputs, hook);
   if (reduced_fidelity_) report.note = "GEMMs below HiFi4: intermediates recorded, not judged";
-  kept_.clear();
   std::stable_sort(report.rows.begin(), report.rows.end(),
                    [](const AnchorRow& a, const AnchorRow& b) { return a.index < b.index; });
   for (const WeightRow& w : report.weights) {
@@ -271,8 +348,8 @@ AnchorReport GoldenAnchor::finish(const std::map<std::string, Tensor>& inputs) {
   }
   for (const AnchorRow& r : report.rows) {
     if (!r.past) continue;
-    report.failure += std::string(report.failure.empty() ? "" : "; ") +
-                      "first diverging intermediate: " + describe_anchor_row(r);
+    report.failure +=
+        std::string(report.failure.empty() ? "" : "; ") + "first diverging intermediate: " + describe_anchor_row(r);
     break;
   }
   return report;
@@ -280,8 +357,8 @@ AnchorReport GoldenAnchor::finish(const std::map<std::string, Tensor>& inputs) {
 
 std::string describe_anchor_row(const AnchorRow& row) {
   char figures[128];
-  std::snprintf(figures, sizeof figures, "rel_l2 %.4g (allowed %.3g), pcc %.6f, scale %.4f", row.rel_l2,
-                row.bound, row.pcc, row.norm_ratio);
+  std::snprintf(figures, sizeof figures, "rel_l2 %.4g (allowed %.3g), pcc %.6f, scale %.4f", row.rel_l2, row.bound,
+                row.pcc, row.norm_ratio);
   return row.origin + (row.layer.empty() ? "" : " in " + row.layer) + " (device op " + std::to_string(row.index) +
          ", " + shape_to_string(row.shape) + "): " + figures;
 }
@@ -318,11 +395,11 @@ std::string golden_anchor_jsonl(const AnchorReport& report) {
   return out;
 }
 
-std::string finish_golden_anchor(GoldenAnchor& anchor, const std::map<std::string, Tensor>& inputs,
-                                 const OpGoldenPlan& plan, const std::string& dir, reports::CaseResult& r) {
+std::string record_golden_anchor(const std::function<AnchorReport()>& make_report, const OpGoldenPlan& plan,
+                                 const std::string& dir, reports::CaseResult& r) {
   AnchorReport report;
   try {
-    report = anchor.finish(inputs);
+    report = make_report();
   } catch (const std::exception& e) {  // the reference failed on its own: the golden phase reports that
     report.note = std::string("not compared: ") + e.what();
   }

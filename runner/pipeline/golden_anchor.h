@@ -22,6 +22,7 @@
 // "Golden-anchored intermediates".
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -33,6 +34,7 @@
 #include "core/tensor.h"
 #include "reports/case_result.h"
 #include "runner/pipeline/op_golden.h"
+#include "runtime/reference/reference_executor.h"
 
 namespace meshtest::runner {
 
@@ -88,6 +90,14 @@ struct AnchorReport {
   std::string failure;
 };
 
+// A golden value's size: its norm, the scale its error is measured against
+// (golden_anchor.cpp value_scale) and its element count.
+struct AnchorMagnitude {
+  double norm = 0.0;   // ||value||
+  double scale = 0.0;  // what its error is measured against (>= norm)
+  int64_t numel = 0;
+};
+
 class GoldenAnchor {
  public:
   // `graph`: the graph the device compiled (must outlive this object).
@@ -95,9 +105,16 @@ class GoldenAnchor {
   // Device side (a backend::OpExecution observer): keeps chip 0's results by
   // graph value and checks each weight the first time an op reads it.
   void observe(const backend::OpExecution& e);
-  // Runs the CPU reference of the graph on `inputs` and compares. A
-  // topk_mask's golden takes the device's mask (its routing: device_routing.h
-  // checks the choice itself), so the values after it stay comparable.
+  // Once the device has run: a hook for a CPU reference run of the graph on
+  // the inputs the device was fed, comparing each value as that run makes it
+  // (the inference golden is such a run, so it is watched rather than
+  // repeated). A topk_mask's golden takes the device's mask (its routing:
+  // device_routing.h checks the choice itself), so the values after it stay
+  // comparable. Later device executions (perf) are no longer kept.
+  runtime::ReferenceOpHook watch();
+  // The comparisons the watched run made, and the weights' (call once, after it).
+  AnchorReport report();
+  // watch() on a reference run of its own, then report().
   AnchorReport finish(const std::map<std::string, Tensor>& inputs);
 
  private:
@@ -108,6 +125,8 @@ class GoldenAnchor {
   };
   // `dtype`: the buffer's device dtype (a bfp8_b weight reaches the kernel decoded).
   void check_weight(const std::string& name, DType dtype, const Tensor& device);
+  // The watch hook's body: one golden value against the device's.
+  void compare_value(const Op& op, const std::vector<Tensor>& operands, Tensor& result);
 
   const Graph& graph_;
   double bound_;
@@ -123,6 +142,11 @@ class GoldenAnchor {
   std::map<ValueId, Kept> kept_;
   std::set<std::string> weights_seen_;
   std::vector<WeightRow> weights_;
+  // The watched run's state: every float value's magnitude, the rel_l2 of
+  // each value compared, the rows so far.
+  std::map<ValueId, AnchorMagnitude> magnitudes_;
+  std::map<ValueId, double> errors_;
+  std::vector<AnchorRow> rows_;
 };
 
 // "op #12 layer_norm in bert.encoder.layer.0.attention.output.LayerNorm
@@ -131,12 +155,14 @@ std::string describe_anchor_row(const AnchorRow& row);
 // One JSON object per line: the intermediates, then the weights.
 std::string golden_anchor_jsonl(const AnchorReport& report);
 
-// The case pipeline's end of it, after the execution the anchor observed:
-// finishes it on the inputs the device was fed, writes
-// DIR/<case>/golden_anchor.jsonl under --op-golden DIR, and returns the
-// failure's message when the check is on (plan.check), else "".
-std::string finish_golden_anchor(GoldenAnchor& anchor, const std::map<std::string, Tensor>& inputs,
-                                 const OpGoldenPlan& plan, const std::string& dir, reports::CaseResult& r);
+// The case pipeline's end of it, once the device has run: the report
+// `make_report` gives (GoldenAnchor::report after the golden it watched, or
+// GoldenAnchor::finish; an exception becomes the report's note: the golden
+// phase reports a reference that fails), written to
+// DIR/<case>/golden_anchor.jsonl under --op-golden DIR; returns the failure's
+// message when the check is on (plan.check), else "".
+std::string record_golden_anchor(const std::function<AnchorReport()>& make_report, const OpGoldenPlan& plan,
+                                 const std::string& dir, reports::CaseResult& r);
 // Adds an anchor failure to a case's verdict: fails a passing case, and
 // names the first diverging intermediate in a failing one's message too.
 void add_anchor_failure(const std::string& failure, bool& passed, std::string& message);

@@ -52,8 +52,15 @@ backend::OpObserver InferenceSteps::device_op_observer() {
 }
 
 void InferenceSteps::run_golden(LoadedCase& loaded) {
-  golden_ = routing_ ? runtime::run_reference(loaded.model.graph, loaded.inputs, routing_->golden_hook(loaded.model.graph))
-                     : runtime::run_reference(loaded.model.graph, loaded.inputs);
+  const runtime::ReferenceOpHook route =
+      routing_ ? routing_->golden_hook(loaded.model.graph) : runtime::ReferenceOpHook{};
+  const runtime::ReferenceOpHook hook =
+      !golden_watch_ ? route
+                     : [&](size_t position, const Op& op, const std::vector<Tensor>& operands, Tensor& result) {
+                         if (route) route(position, op, operands, result);
+                         golden_watch_(position, op, operands, result);
+                       };
+  golden_ = runtime::run_reference(loaded.model.graph, loaded.inputs, hook);
 }
 
 CaseVerdict InferenceSteps::compare(const LoadedCase& loaded, const std::vector<Tensor>& device,

@@ -47,6 +47,8 @@ class InferenceSteps : public RunModeSteps {
   backend::OpObserver device_op_observer() override;
   void device_ops_unobservable() override { routing_.reset(); }
   void run_golden(LoadedCase& loaded) override;
+  bool golden_is_device_reference() const override { return true; }
+  void watch_golden(runtime::ReferenceOpHook watch) override { golden_watch_ = std::move(watch); }
   const Graph& device_graph(const LoadedCase& loaded) override { return loaded.model.graph; }
   std::shared_ptr<const ShardingRequest> device_sharding(const LoadedCase& loaded) override {
     return loaded.sharding;
@@ -66,6 +68,7 @@ class InferenceSteps : public RunModeSteps {
   std::unique_ptr<DeviceRouting> routing_;  // set in model_loaded for a model with topk_mask ops
   sdk::LoadOptions load_options_;
   std::vector<Tensor> golden_;
+  runtime::ReferenceOpHook golden_watch_;  // watch_golden's, after the routing hook
 };
 
 std::unique_ptr<RunModeSteps> inference_steps(const TestCase& test_case, const PipelineOptions& options);

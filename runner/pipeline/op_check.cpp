@@ -3,6 +3,7 @@
 // row of figures against the per-op thresholds.
 #include "runner/pipeline/op_check.h"
 
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -22,6 +23,19 @@ Tensor apply(OpKind kind, const std::vector<Tensor>& in, Attrs attrs = {}) {
 
 // The elementwise families, held to the per-element ulp bound.
 bool is_elementwise(OpKind kind) { return is_unary_elementwise(kind) || is_binary_elementwise(kind); }
+
+// The row-wise normalizations: every result element is computed in f32 from
+// the operands and rounded to bf16 once, from a continuous value, so their
+// rounding errors are unbiased and average a quarter ulp (ulp_spread_check).
+bool is_normalization(OpKind kind) {
+  return kind == OpKind::Softmax || kind == OpKind::LayerNorm || kind == OpKind::RmsNorm || kind == OpKind::BatchNorm;
+}
+
+// The ulp figures are measured for both families and judged by max_ulp; the
+// spread of the errors is judged for the normalizations alone (an elementwise
+// op's results are not continuous: a saturating tanh rounds to 1 from below,
+// exact products do not round: biased by construction).
+bool rounds_once(OpKind kind) { return is_elementwise(kind) || is_normalization(kind); }
 
 Tensor scalar(double value) {
   Tensor t(DType::F32, {});
@@ -73,14 +87,24 @@ void compare(const OpToCheck& op, const std::vector<Tensor>& operands, const Ten
   row.note = m.failure;
   const DeviceInstr& instr = *op.instr;
   const bool same_shape = result.shape() == reference.shape();
-  if (is_elementwise(instr.kind) && op.result.dtype() == DType::BF16 && same_shape) {
-    row.max_ulp = comparators::max_bf16_ulp_error(result, reference);
+  if (rounds_once(instr.kind) && op.result.dtype() == DType::BF16 && same_shape) {
+    const comparators::Bf16UlpStats ulp = comparators::bf16_ulp_stats(result, reference);
+    row.max_ulp = ulp.max;
+    row.ulp_mean_abs = ulp.mean_abs;
+    row.ulp_bias = ulp.bias;
+    row.ulp_counted = ulp.counted;
+  }
+  if (!std::isnan(row.max_ulp)) {
     if (!(row.max_ulp <= thresholds.max_ulp)) {
       char note[160];
       std::snprintf(note, sizeof note, "an element is %.4g bf16 ulp from the reference (allowed %.4g)", row.max_ulp,
                     thresholds.max_ulp);
       add_note(row, note);
     }
+  }
+  if (is_normalization(instr.kind) && !std::isnan(row.max_ulp) && std::isfinite(thresholds.max_ulp)) {
+    const std::string failure = ulp_spread_failure(row.ulp_mean_abs, row.ulp_bias, row.ulp_counted);
+    if (!failure.empty()) add_note(row, failure.c_str());
   }
   if (!thresholds.accumulation_bound || !same_shape) return;
   const std::optional<AccumulationCheck> acc = check_accumulation(instr, operands, result, reference, op.result.dtype());

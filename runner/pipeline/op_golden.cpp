@@ -136,6 +136,28 @@ std::vector<OpGoldenRow> OpGolden::finish() {
   return rows;
 }
 
+std::string ulp_spread_failure(double mean_abs, double bias, int64_t counted) {
+  if (counted < kMinUlpSpreadElements) return "";
+  const double n = static_cast<double>(counted);
+  const double bias_bound = kUlpBiasStandardErrors * 0.29 / std::sqrt(n);
+  const double mean_abs_bound = 0.25 + std::max(0.03, 6.0 * 0.144 / std::sqrt(n));
+  char text[240];
+  if (!(std::abs(bias) <= bias_bound)) {
+    std::snprintf(text, sizeof text,
+                  "its bf16 errors lean %s: a mean of %+.3g ulp toward the magnitude over %lld elements (allowed "
+                  "+-%.3g: rounding once is unbiased)",
+                  bias < 0 ? "low" : "high", bias, static_cast<long long>(counted), bias_bound);
+    return text;
+  }
+  if (!(mean_abs <= mean_abs_bound)) {
+    std::snprintf(text, sizeof text,
+                  "its bf16 errors average %.3g ulp over %lld elements (allowed %.3g: rounding once averages 0.25)",
+                  mean_abs, static_cast<long long>(counted), mean_abs_bound);
+    return text;
+  }
+  return "";
+}
+
 const OpGoldenRow* first_past(const std::vector<OpGoldenRow>& rows) {
   for (const OpGoldenRow& r : rows) {
     if (r.first) return &r;
@@ -182,7 +204,12 @@ std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows) {
       j["pcc"] = num(r.pcc);
       j["atol"] = num(r.atol);
       j["norm_ratio"] = num(r.norm_ratio);
-      if (!std::isnan(r.max_ulp)) j["max_ulp"] = num(r.max_ulp);
+      if (!std::isnan(r.max_ulp)) {
+        j["max_ulp"] = num(r.max_ulp);
+        j["ulp_mean_abs"] = num(r.ulp_mean_abs);
+        j["ulp_bias"] = num(r.ulp_bias);
+        j["ulp_counted"] = r.ulp_counted;
+      }
       if (r.k > 0) {
         j["k"] = r.k;
         j["accumulation_ratio"] = num(r.accumulation_ratio);

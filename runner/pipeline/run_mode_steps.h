@@ -17,6 +17,7 @@
 #include "core/sharding.h"
 #include "discovery/loader_sdk.h"
 #include "reports/case_result.h"
+#include "runtime/reference/reference_executor.h"
 #include "runner/pipeline/saved_tensors.h"
 
 namespace meshtest::runner {
@@ -86,6 +87,14 @@ class RunModeSteps {
   virtual void device_ops_unobservable() {}
   // The CPU reference of everything compare will judge.
   virtual void run_golden(LoadedCase& loaded) = 0;
+  // Whether the golden is the CPU reference run of device_graph() on
+  // device_inputs() and nothing else (inference; not decode or training):
+  // the golden-anchored intermediates (golden_anchor.h) then watch that run,
+  // after executing, instead of repeating it.
+  virtual bool golden_is_device_reference() const { return false; }
+  // Where golden_is_device_reference(): the next run_golden lets `watch` see
+  // (and follow) each op of its reference run, after the mode's own hook.
+  virtual void watch_golden(runtime::ReferenceOpHook /*watch*/) {}
   // The graph the device compiles and its sharding request (compile phase).
   virtual const Graph& device_graph(const LoadedCase& loaded) = 0;
   virtual std::shared_ptr<const ShardingRequest> device_sharding(const LoadedCase& loaded) = 0;
