@@ -109,6 +109,7 @@ struct OpExecution {
   const DeviceInstr& instr;
   const std::vector<const Tensor*>& operands;
   const Tensor& result;
+  const Mesh* mesh = nullptr;  // the chip grid of a mesh program (outlives the execution); null on one chip
 };
 // Chips of a mesh may call it concurrently.
 using OpObserver = std::function<void(const OpExecution&)>;

@@ -249,11 +249,13 @@ class SimulatedBackend : public Backend {
 
   bool observe_ops(Executable& executable, OpObserver observer) override {
     auto& exe = dynamic_cast<SimulatedExecutable&>(executable);
-    const DeviceProgram& program = exe.loaded_program().program;
-    exe.runtime().set_observer([&program, observer = std::move(observer)](
+    const runtime::MeshProgram& loaded = exe.loaded_program();
+    const DeviceProgram& program = loaded.program;
+    const Mesh* mesh = loaded.mesh.size() > 1 ? &loaded.mesh : nullptr;
+    exe.runtime().set_observer([&program, mesh, observer = std::move(observer)](
                                    size_t chip, size_t i, const std::vector<const Tensor*>& operands,
                                    const Tensor& result) {
-      observer(OpExecution{static_cast<int>(chip), i, program, program.instrs[i], operands, result});
+      observer(OpExecution{static_cast<int>(chip), i, program, program.instrs[i], operands, result, mesh});
     });
     return true;
   }

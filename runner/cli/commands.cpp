@@ -323,7 +323,7 @@ std::unique_ptr<ForkServer> start_worker_server(const CommonOptions& o, const Ru
         std::cerr << "meshtest worker: no case has the id '" << request.test_id << "'\n";
         return 3;
       }
-      return run_case_in_worker(*it->second, popts, request.attempt, status_fd);
+      return run_case_in_worker(*it->second, popts, request, status_fd);
     };
   });
 }
@@ -463,7 +463,7 @@ int cmd_run(const CommonOptions& o, const RunOptions& ro, ForkServer* server) {
   console << (server ? ", " + std::to_string(lo.jobs) + " worker(s)" : ", in-process") << "\n";
   const SteadyClock clock;
   std::unique_ptr<CaseExecutor> executor;
-  if (server) executor = std::make_unique<ProcessPool>(*server, popts, clock);
+  if (server) executor = std::make_unique<ProcessPool>(*server, popts, clock, ro.cases_per_worker);
   else executor = std::make_unique<InProcessExecutor>(popts);
   auto progress = make_progress(console, console_fd, cases.size(), clock, ro.console);
   const StopSignals signals;

@@ -49,6 +49,7 @@ struct RunOptions {
   // Execution engine (issue 8).
   bool isolate = true;            // --isolation process (default) | none
   size_t jobs = 0;                // -j; 0: the number of cores
+  size_t cases_per_worker = 1;    // --cases-per-worker; 1: a new worker for every case
   double timeout_seconds = 1800;  // --timeout; 0: none
   double hang_seconds = 60;       // --hang-timeout
   std::string max_memory;         // --max-memory; empty: 80% of physical memory

@@ -91,12 +91,22 @@ void add_backend_options(CLI::App* cmd, std::string& backend, std::string& pjrt_
 
 CLI::Option* add_engine_options(CLI::App* run, RunOptions& o) {
   static std::string isolation = "process";
-  run->add_option("--isolation", isolation, "process: each case in a forked worker; none: in this process (gdb)")
+  run->add_option("--isolation", isolation, "process: cases run in forked workers (--cases-per-worker); none: in this process (gdb)")
       ->check(CLI::IsMember({"process", "none"}))
       ->capture_default_str()
       ->each([&o](const std::string& v) { o.isolate = v == "process"; });
   run->add_option("-j,--jobs", o.jobs, "Cases run in parallel (default: the number of cores)")
       ->check(meshtest::runner::whole_number_at_least(1));
+  run->add_option("--cases-per-worker", o.cases_per_worker,
+                  "--isolation process: a worker runs up to N cases one after another, reusing the memory the "
+                  "first faulted in, then exits (1: a new worker for every case). A case that crashes, times out, "
+                  "hangs or is killed for memory takes only its worker down, and the next case starts in a new one; "
+                  "so does every retry (--reruns), and a worker whose case ended as an error takes no other. A "
+                  "case's peak RSS includes what its worker kept from earlier cases (so the default is 1: every "
+                  "record's memory is its own case's); a worker above half of --max-memory frees that before its "
+                  "next case")
+      ->check(meshtest::runner::whole_number_at_least(1))
+      ->capture_default_str();
   run->add_option("--timeout", o.timeout_seconds, "Default per-case deadline in seconds (0: none)")
       ->check(meshtest::runner::non_negative_number())
       ->capture_default_str();

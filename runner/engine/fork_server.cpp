@@ -1,6 +1,7 @@
 // Fork server: the server loop, worker forking, and the socket protocol.
 #include "runner/engine/fork_server.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -16,15 +17,15 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
+#include "runner/engine/fd_passing.h"
 
 namespace meshtest::runner {
 
 namespace {
-
-constexpr size_t kMaxRequest = 64 * 1024;
 
 size_t thread_count() {
   std::error_code ec;
@@ -41,38 +42,35 @@ void send_event(int socket, const ForkServer::Event& event) {
   }
 }
 
-// Receives one request: token + payload, and two descriptors. Returns false at EOF.
-bool receive_request(int socket, uint64_t& token, std::string& payload, int fds[2]) {
-  std::vector<char> buffer(kMaxRequest);
-  iovec iov{buffer.data(), buffer.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))];
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n;
-  do {
-    n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  if (n <= 0 || static_cast<size_t>(n) < sizeof token) return false;
-  std::memcpy(&token, buffer.data(), sizeof token);
-  payload.assign(buffer.data() + sizeof token, static_cast<size_t>(n) - sizeof token);
-  fds[0] = fds[1] = -1;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  if (c != nullptr && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(2 * sizeof(int))) {
-    std::memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+// One request: the parent's token, the payload, and the descriptors (see spawn).
+struct Request {
+  uint64_t token = 0;
+  std::string payload;
+  std::vector<int> fds;
+};
+
+// Reads one request; nullopt at EOF.
+std::optional<Request> receive_request(int socket) {
+  std::optional<ReceivedMessage> m = receive_with_fds(socket);
+  if (!m) return std::nullopt;
+  Request r;
+  r.fds = std::move(m->fds);
+  if (m->body.size() >= sizeof r.token) {
+    std::memcpy(&r.token, m->body.data(), sizeof r.token);
+    r.payload = m->body.substr(sizeof r.token);
   }
-  return true;
+  return r;
 }
 
-[[noreturn]] void run_worker(const ForkServer::WorkerMain& main, const std::string& payload, int status_fd,
-                             int output_fd) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+void close_all(const std::vector<int>& fds) {
+  for (int fd : fds) close(fd);
+}
+
+// Runs one case with its output on stdout/stderr, then detaches both pipes
+// (stdout/stderr to /dev/null, the status pipe closed) so the parent reads
+// EOF: everything the case printed is in its own pipe before that.
+int serve_case(const ForkServer::WorkerMain& main, const std::string& payload, int status_fd, int output_fd,
+               int null_fd) {
   dup2(output_fd, STDOUT_FILENO);
   dup2(output_fd, STDERR_FILENO);
   close(output_fd);
@@ -84,6 +82,35 @@ bool receive_request(int socket, uint64_t& token, std::string& payload, int fds[
   }
   std::cout.flush();
   std::cerr.flush();
+  std::fflush(nullptr);
+  dup2(null_fd, STDOUT_FILENO);
+  dup2(null_fd, STDERR_FILENO);
+  close(status_fd);
+  return status;
+}
+
+// A worker: its first case, then (given a command socket: a warm worker)
+// each further case the parent sends on it, until EOF or a case that did not
+// report a result.
+[[noreturn]] void run_worker(const ForkServer::WorkerMain& main, const Request& first) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  const int command = first.fds.size() > 2 ? first.fds[2] : -1;
+  int status = serve_case(main, first.payload, first.fds[0], first.fds[1], null_fd);
+  while (status == 0 && command >= 0) {
+    std::optional<ReceivedMessage> next = receive_with_fds(command);
+    if (!next) break;  // EOF: the parent needs this worker no more
+    if (next->fds.size() != 2) {
+      close_all(next->fds);
+      status = 3;
+      break;
+    }
+    status = serve_case(main, next->body, next->fds[0], next->fds[1], null_fd);
+  }
   std::fflush(nullptr);
   _exit(status);  // no static destructors: thread pools may be running
 }
@@ -115,30 +142,27 @@ bool receive_request(int socket, uint64_t& token, std::string& payload, int fds[
       }
     }
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-    uint64_t token = 0;
-    std::string payload;
-    int pipes[2];
-    if (!receive_request(socket, token, payload, pipes)) break;
+    std::optional<Request> request = receive_request(socket);
+    if (!request) break;
     if (!main) main = setup();
     if (!warned && thread_count() > 1) {
       warned = true;
       spdlog::warn("fork server has {} threads before forking workers; thread pools may break in workers",
                    thread_count());
     }
-    const pid_t pid = fork();
+    const pid_t pid = request->fds.size() >= 2 ? fork() : -1;
     if (pid == 0) {
       close(socket);
       close(sigfd);
-      run_worker(main, payload, pipes[0], pipes[1]);
+      run_worker(main, *request);
     }
-    close(pipes[0]);
-    close(pipes[1]);
+    close_all(request->fds);
     if (pid < 0) {
-      send_event(socket, {token, ForkServer::Event::Kind::Exited, W_EXITCODE(127, 0)});
+      send_event(socket, {request->token, ForkServer::Event::Kind::Exited, W_EXITCODE(127, 0)});
       continue;
     }
-    workers[pid] = token;
-    send_event(socket, {token, ForkServer::Event::Kind::Started, pid});
+    workers[pid] = request->token;
+    send_event(socket, {request->token, ForkServer::Event::Kind::Started, pid});
   }
   for (const auto& [pid, token] : workers) kill(pid, SIGKILL);
   _exit(0);
@@ -170,28 +194,13 @@ ForkServer::~ForkServer() {
   }
 }
 
-void ForkServer::spawn(uint64_t token, const std::string& request, int status_fd, int output_fd) {
+void ForkServer::spawn(uint64_t token, const std::string& request, int status_fd, int output_fd, int command_fd) {
   std::string body(sizeof token, '\0');
   std::memcpy(body.data(), &token, sizeof token);
   body += request;
-  iovec iov{body.data(), body.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(2 * sizeof(int));
-  const int fds[2] = {status_fd, output_fd};
-  std::memcpy(CMSG_DATA(c), fds, sizeof fds);
-  ssize_t n;
-  do {
-    n = sendmsg(socket_, &msg, MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
-  if (n < 0) throw Error(std::string("fork server is gone: ") + std::strerror(errno));
+  std::vector<int> fds{status_fd, output_fd};
+  if (command_fd >= 0) fds.push_back(command_fd);
+  if (!send_with_fds(socket_, body, fds)) throw Error(std::string("fork server is gone: ") + std::strerror(errno));
 }
 
 std::optional<ForkServer::Event> ForkServer::read_event() {

@@ -1,6 +1,6 @@
-// Worker supervision: one poll loop over the fork server's events and every
-// worker's status and output pipes; deadlines, hangs and memory checked on
-// each tick.
+// Case supervision: one poll loop over the fork server's events and every
+// running case's status and output pipes; deadlines, hangs and memory
+// checked on each tick.
 #include "runner/engine/process_pool.h"
 
 #include <fcntl.h>
@@ -48,10 +48,10 @@ std::optional<Phase> parse_phase(const std::string& name) {
 }  // namespace
 
 ProcessPool::~ProcessPool() {
-  for (auto& [token, w] : workers_) {
-    if (w.pid > 0) kill(w.pid, SIGKILL);
-    close(w.status_fd);
-    close(w.output_fd);
+  for (auto& [worker, c] : cases_) {
+    if (const pid_t pid = workers_.pid(worker); pid > 0) kill(pid, SIGKILL);
+    close(c.status_fd);
+    close(c.output_fd);
   }
 }
 
@@ -59,67 +59,83 @@ void ProcessPool::start(const TestCase& test_case, int attempt, const CaseLimits
   int status[2], output[2];
   make_pipe(status);
   make_pipe(output);
-  const uint64_t token = next_token_++;
-  Worker& w = workers_[token];
-  w.test_case = &test_case;
-  w.attempt = attempt;
-  w.limits = limits;
-  w.status_fd = status[0];
-  w.output_fd = output[0];
-  w.started = w.last_beat = clock_.now_seconds();
-  w.started_at = reports::utc_now_iso8601();
+  WorkerRequest request{test_case.id, attempt, 0};
+  // A warm worker keeps at most half the memory limit for its next case.
+  if (workers_.warm() && limits.max_rss_bytes > 0) request.release_above_rss_bytes = limits.max_rss_bytes / 2;
+  WorkerProcesses::Assignment assigned;
   try {
-    server_.spawn(token, encode_worker_request({test_case.id, attempt}), status[1], output[1]);
+    assigned = workers_.run(encode_worker_request(request), status[1], output[1], /*fresh=*/attempt > 1);
   } catch (...) {
-    close(status[1]);
-    close(output[1]);
+    for (int fd : {status[0], status[1], output[0], output[1]}) close(fd);
     throw;
   }
   close(status[1]);
   close(output[1]);
+  RunningCase& c = cases_[assigned.worker];
+  c.test_case = &test_case;
+  c.attempt = attempt;
+  c.limits = limits;
+  c.new_worker = assigned.new_worker;
+  c.status_fd = status[0];
+  c.output_fd = output[0];
+  c.started = c.last_beat = clock_.now_seconds();
+  c.started_at = reports::utc_now_iso8601();
 }
 
-void ProcessPool::drain(Worker& w) {
+void ProcessPool::drain(RunningCase& c) {
   char buf[65536];
   ssize_t n;
-  while ((n = read(w.output_fd, buf, sizeof buf)) > 0) w.output.append(buf, static_cast<size_t>(n));
-  while ((n = read(w.status_fd, buf, sizeof buf)) > 0) {
-    w.lines.feed(buf, static_cast<size_t>(n));
-    while (auto line = w.lines.next()) {
+  while ((n = read(c.output_fd, buf, sizeof buf)) > 0) c.output.append(buf, static_cast<size_t>(n));
+  while (!c.status_closed && (n = read(c.status_fd, buf, sizeof buf)) >= 0) {
+    if (n == 0) {
+      c.status_closed = true;
+      break;
+    }
+    c.lines.feed(buf, static_cast<size_t>(n));
+    while (auto line = c.lines.next()) {
       WorkerMessage m = decode_message(*line);
-      w.last_beat = clock_.now_seconds();
-      if (m.kind == WorkerMessage::Kind::Phase) w.phase = m.phase;
-      if (m.kind == WorkerMessage::Kind::Result) w.result = std::move(m.result);
+      c.last_beat = clock_.now_seconds();
+      if (m.kind == WorkerMessage::Kind::Phase) c.phase = m.phase;
+      if (m.kind == WorkerMessage::Kind::Result) c.result = std::move(m.result);
     }
   }
 }
 
-void ProcessPool::kill_for(Worker& w, FailureKind kind, std::string message) {
-  if (w.killed_for != FailureKind::None || w.result) return;
-  w.killed_for = kind;
-  w.kill_message = std::move(message);
-  kill(w.pid, SIGKILL);
+// A case whose record has arrived is killed only when its worker then fails
+// to let go of it (no EOF within the hang limit): the record stands.
+void ProcessPool::kill_for(uint64_t worker, RunningCase& c, FailureKind kind, std::string message) {
+  if (c.killed_for != FailureKind::None) return;
+  c.killed_for = kind;
+  c.kill_message = std::move(message);
+  kill(workers_.pid(worker), SIGKILL);
 }
 
-void ProcessPool::watch(Worker& w, double now) {
-  if (w.pid <= 0) return;
-  const int64_t rss = process_rss_bytes(w.pid);
-  w.peak_rss = std::max(w.peak_rss, rss);
+void ProcessPool::watch(uint64_t worker, RunningCase& c, double now) {
+  const pid_t pid = workers_.pid(worker);
+  if (pid <= 0) return;
   char text[128];
-  if (w.limits.max_rss_bytes > 0 && rss > w.limits.max_rss_bytes) {
+  if (c.result) {
+    if (c.limits.hang_seconds > 0 && now - c.last_beat > c.limits.hang_seconds) {
+      kill_for(worker, c, FailureKind::Hang, "the worker kept its pipes open after the record");
+    }
+    return;
+  }
+  const int64_t rss = process_rss_bytes(pid);
+  c.peak_rss = std::max(c.peak_rss, rss);
+  if (c.limits.max_rss_bytes > 0 && rss > c.limits.max_rss_bytes) {
     kill_for(
-        w, FailureKind::Oom,
-        "worker used " + mib(rss) + " of host memory, over the --max-memory limit of " + mib(w.limits.max_rss_bytes));
-  } else if (w.limits.timeout_seconds > 0 && now - w.started > w.limits.timeout_seconds) {
-    std::snprintf(text, sizeof text, "timed out: the %.3gs deadline passed", w.limits.timeout_seconds);
-    kill_for(w, FailureKind::Timeout, text);
-  } else if (w.limits.hang_seconds > 0 && now - w.last_beat > w.limits.hang_seconds) {
-    std::snprintf(text, sizeof text, "hung: no heartbeat from the worker for %.3gs", w.limits.hang_seconds);
-    kill_for(w, FailureKind::Hang, text);
+        worker, c, FailureKind::Oom,
+        "worker used " + mib(rss) + " of host memory, over the --max-memory limit of " + mib(c.limits.max_rss_bytes));
+  } else if (c.limits.timeout_seconds > 0 && now - c.started > c.limits.timeout_seconds) {
+    std::snprintf(text, sizeof text, "timed out: the %.3gs deadline passed", c.limits.timeout_seconds);
+    kill_for(worker, c, FailureKind::Timeout, text);
+  } else if (c.limits.hang_seconds > 0 && now - c.last_beat > c.limits.hang_seconds) {
+    std::snprintf(text, sizeof text, "hung: no heartbeat from the worker for %.3gs", c.limits.hang_seconds);
+    kill_for(worker, c, FailureKind::Hang, text);
   }
 }
 
-CaseResult ProcessPool::finish(Worker& w, int wait_status) {
+CaseResult ProcessPool::finish(RunningCase& w, int wait_status) {
   drain(w);
   CaseResult r;
   if (w.result) {
@@ -165,34 +181,55 @@ void ProcessPool::handle_server_events(std::vector<CaseResult>& finished) {
     if (poll(&p, 1, 0) <= 0) return;
     const std::optional<ForkServer::Event> e = server_.read_event();
     if (!e) throw Error("the fork server exited unexpectedly");
-    auto it = workers_.find(e->token);
-    if (it == workers_.end()) continue;
+    auto it = cases_.find(e->token);
     if (e->kind == ForkServer::Event::Kind::Started) {
-      it->second.pid = static_cast<pid_t>(e->value);
-      it->second.started = it->second.last_beat = clock_.now_seconds();  // deadlines count from the fork
-    } else {
-      finished.push_back(finish(it->second, static_cast<int>(e->value)));
-      workers_.erase(it);
+      workers_.started(e->token, static_cast<pid_t>(e->value));
+      if (it != cases_.end() && it->second.new_worker) {
+        it->second.started = it->second.last_beat = clock_.now_seconds();  // deadlines count from the fork
+      }
+      continue;
     }
+    if (it != cases_.end()) {
+      finished.push_back(finish(it->second, static_cast<int>(e->value)));
+      cases_.erase(it);
+    }
+    workers_.exited(e->token);
+  }
+}
+
+// Cases whose record arrived and whose worker let go of them (EOF on the
+// status pipe): done, and the worker may take another.
+void ProcessPool::collect_reported(std::vector<CaseResult>& finished) {
+  for (auto it = cases_.begin(); it != cases_.end();) {
+    RunningCase& c = it->second;
+    if (!c.result || !c.status_closed || c.killed_for != FailureKind::None) {
+      ++it;
+      continue;
+    }
+    finished.push_back(finish(c, 0));
+    workers_.case_done(it->first, /*reuse=*/finished.back().outcome != reports::Outcome::Error);
+    it = cases_.erase(it);
   }
 }
 
 std::vector<CaseResult> ProcessPool::collect_finished(double wait_seconds) {
+  workers_.close_idle();  // the run loop has started what it could: idle workers are not needed
   std::vector<CaseResult> finished;
   const double until = clock_.now_seconds() + wait_seconds;
   for (;;) {
     std::vector<pollfd> fds{{server_.event_fd(), POLLIN, 0}};
-    for (auto& [token, w] : workers_) {
-      fds.push_back({w.status_fd, POLLIN, 0});
-      fds.push_back({w.output_fd, POLLIN, 0});
+    for (auto& [worker, c] : cases_) {
+      if (!c.status_closed) fds.push_back({c.status_fd, POLLIN, 0});
+      fds.push_back({c.output_fd, POLLIN, 0});
     }
     const double left = std::max(0.0, std::min(kTickSeconds, until - clock_.now_seconds()));
     poll(fds.data(), fds.size(), static_cast<int>(left * 1000));
-    for (auto& [token, w] : workers_) drain(w);
+    for (auto& [worker, c] : cases_) drain(c);
     handle_server_events(finished);
+    collect_reported(finished);
     const double now = clock_.now_seconds();
-    for (auto& [token, w] : workers_) watch(w, now);
-    if (!finished.empty() || workers_.empty() || now >= until) return finished;
+    for (auto& [worker, c] : cases_) watch(worker, c, now);
+    if (!finished.empty() || cases_.empty() || now >= until) return finished;
   }
 }
 

@@ -1,13 +1,17 @@
 // Worker process body: heartbeat thread, phase messages, the final record.
 #include "runner/engine/worker_main.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
+#include "core/buffer_pool.h"
+#include "runner/engine/process_stats.h"
 #include "runner/engine/worker_protocol.h"
 
 namespace meshtest::runner {
@@ -63,20 +67,32 @@ class Heartbeat {
 
 }  // namespace
 
+// "attempt<TAB>release_above_rss_bytes<TAB>test id"
 std::string encode_worker_request(const WorkerRequest& request) {
-  return std::to_string(request.attempt) + "\t" + request.test_id;
+  return std::to_string(request.attempt) + "\t" + std::to_string(request.release_above_rss_bytes) + "\t" +
+         request.test_id;
 }
 
 WorkerRequest decode_worker_request(const std::string& payload) {
   WorkerRequest r;
-  const size_t tab = payload.find('\t');
-  if (tab == std::string::npos) return {payload, 1};
-  r.attempt = std::atoi(payload.substr(0, tab).c_str());
-  r.test_id = payload.substr(tab + 1);
+  const size_t first = payload.find('\t');
+  const size_t second = first == std::string::npos ? first : payload.find('\t', first + 1);
+  if (second == std::string::npos) return {payload, 1, 0};
+  r.attempt = std::atoi(payload.substr(0, first).c_str());
+  r.release_above_rss_bytes = std::atoll(payload.substr(first + 1, second - first - 1).c_str());
+  r.test_id = payload.substr(second + 1);
   return r;
 }
 
-int run_case_in_worker(const TestCase& test_case, const PipelineOptions& options, int attempt, int status_fd) {
+void release_retained_memory_above(int64_t above_bytes) {
+  if (above_bytes <= 0 || process_rss_bytes(getpid()) <= above_bytes) return;
+  buffer_pool::trim();
+  malloc_trim(0);
+}
+
+int run_case_in_worker(const TestCase& test_case, const PipelineOptions& options, const WorkerRequest& request,
+                       int status_fd) {
+  const int attempt = request.attempt;
   StatusWriter out(status_fd);
   reports::CaseResult result;
   {
@@ -85,6 +101,8 @@ int run_case_in_worker(const TestCase& test_case, const PipelineOptions& options
   }
   result.attempt = attempt;
   out.write(encode_result_message(result));
+  // Before the status pipe closes: the parent hands this worker its next case only after that.
+  release_retained_memory_above(request.release_above_rss_bytes);
   return 0;
 }
 

@@ -2,14 +2,17 @@
 // (op_check.h) on the checker thread; rows, the first past, JSON lines.
 #include "runner/pipeline/op_golden.h"
 
-#include <algorithm>
-#include <chrono>
-#include <ctime>
-#include <cmath>
-#include <cstdio>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "runner/pipeline/collective_check.h"
 #include "runner/pipeline/op_check.h"
 
 namespace meshtest::runner {
@@ -35,9 +38,10 @@ std::vector<std::string> layer_paths(const DeviceProgram& program) {
   return layers;
 }
 
-// One observed op waiting for its check.
+// One observed op (or a collective, all chips in) waiting for its check.
 struct OpGolden::Queued {
   OpToCheck op;
+  std::optional<CollectiveToCheck> collective;
   size_t bytes = 0;
 };
 
@@ -54,6 +58,10 @@ void OpGolden::stop() {
 
 void OpGolden::observe(const backend::OpExecution& e) {
   std::call_once(layers_once_, [&] { layers_ = layer_paths(e.program); });
+  if (e.mesh != nullptr && is_checked_collective(e.instr.kind) && !e.operands.empty()) {
+    observe_collective(e);
+    return;
+  }
   auto queued = std::make_shared<Queued>();
   OpToCheck& op = queued->op;
   op.chip = e.chip;
@@ -67,6 +75,10 @@ void OpGolden::observe(const backend::OpExecution& e) {
   }
   op.result = e.result;
   queued->bytes += e.result.nbytes();
+  enqueue(std::move(queued));
+}
+
+void OpGolden::enqueue(std::shared_ptr<Queued> queued) {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return queue_.empty() || queued_bytes_ + queued->bytes <= kMaxQueuedBytes; });
   queued_bytes_ += queued->bytes;
@@ -74,6 +86,36 @@ void OpGolden::observe(const backend::OpExecution& e) {
   if (!checker_.joinable()) checker_ = std::thread([this] { check_loop(); });
   lock.unlock();
   changed_.notify_all();
+}
+
+void OpGolden::observe_collective(const backend::OpExecution& e) {
+  std::shared_ptr<Queued> complete;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const size_t chips = static_cast<size_t>(e.mesh->size());
+    std::shared_ptr<Queued>& gathering = collectives_[e.index];
+    if (!gathering) {
+      gathering = std::make_shared<Queued>();
+      CollectiveToCheck& c = gathering->collective.emplace();
+      c.index = e.index;
+      c.instr = &e.instr;
+      if (e.index < layers_.size()) c.layer = layers_[e.index];
+      c.mesh = *e.mesh;
+      c.operands.resize(chips);
+      c.results.resize(chips);
+    }
+    CollectiveToCheck& c = *gathering->collective;
+    // Copies: a chip's buffers are its own to reuse once this returns.
+    c.operands.at(static_cast<size_t>(e.chip)) = e.operands[0]->clone();
+    c.results.at(static_cast<size_t>(e.chip)) = e.result.clone();
+    gathering->bytes += e.operands[0]->nbytes() + e.result.nbytes();
+    const bool all_in = std::all_of(c.results.begin(), c.results.end(), [](const Tensor& t) { return t.defined(); });
+    if (all_in) {
+      complete = std::move(gathering);
+      collectives_.erase(e.index);
+    }
+  }
+  if (complete) enqueue(std::move(complete));
 }
 
 namespace {
@@ -101,13 +143,14 @@ void OpGolden::check_loop() {
     const std::shared_ptr<Queued> next = queue_.front();
     lock.unlock();
     const auto start = std::chrono::steady_clock::now();
-    OpGoldenRow row = check_op(next->op, thresholds_, cache);
+    std::vector<OpGoldenRow> rows = next->collective ? check_collective(*next->collective, thresholds_)
+                                                     : std::vector<OpGoldenRow>{check_op(next->op, thresholds_, cache)};
     const std::chrono::duration<double> busy = std::chrono::steady_clock::now() - start;
     lock.lock();
     busy_seconds_ += busy.count();
     queue_.pop_front();
     queued_bytes_ -= next->bytes;
-    rows_.push_back(std::move(row));
+    for (OpGoldenRow& row : rows) rows_.push_back(std::move(row));
     changed_.notify_all();
   }
 }
@@ -117,12 +160,14 @@ std::vector<OpGoldenRow> OpGolden::finish() {
   stop();
   const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - start;
   std::lock_guard<std::mutex> lock(mutex_);
-  spdlog::debug("op-level golden: {} ops checked in {:.3f} s on the checker thread ({:.3f} s of its CPU), {:.3f} s "
-                "of it after the device had finished",
-                rows_.size(), busy_seconds_, cpu_seconds_, waited.count());
+  spdlog::debug(
+      "op-level golden: {} ops checked in {:.3f} s on the checker thread ({:.3f} s of its CPU), {:.3f} s "
+      "of it after the device had finished",
+      rows_.size(), busy_seconds_, cpu_seconds_, waited.count());
   busy_seconds_ = cpu_seconds_ = 0.0;
   std::vector<OpGoldenRow> rows = std::move(rows_);
   rows_.clear();
+  collectives_.clear();  // a collective not every chip ran: nothing to compare
   closing_ = false;
   std::stable_sort(rows.begin(), rows.end(), [](const OpGoldenRow& a, const OpGoldenRow& b) {
     return a.index != b.index ? a.index < b.index : a.chip < b.chip;

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -125,6 +126,10 @@ class OpGolden {
 
  private:
   struct Queued;
+  void enqueue(std::shared_ptr<Queued> queued);
+  // A collective on a mesh: kept until every chip has run it, then queued
+  // as one check (collective_check.h).
+  void observe_collective(const backend::OpExecution& e);
   void check_loop();
   void stop();
 
@@ -140,6 +145,7 @@ class OpGolden {
   double cpu_seconds_ = 0.0;   // its CPU time
   std::thread checker_;
   std::vector<OpGoldenRow> rows_;
+  std::map<size_t, std::shared_ptr<Queued>> collectives_;  // by program index, until every chip is in
 };
 
 // The loader's layer path of every instruction: the IR names no layers, but

@@ -274,6 +274,12 @@ void ChipRun::complete(size_t i, Tensor result) {
                        type_to_string(out.type));
   }
   state_->dram.allocate(out.id, instr.origin, std::move(result));
+  if (state_->observer) {  // a collective's result, as this chip holds it, with this chip's operands
+    std::vector<const Tensor*>& operands = state_->operands;
+    operands.clear();
+    for (size_t k = 0; k < instr.inputs.size(); ++k) operands.push_back(&operand(i, k));
+    state_->observer(i, operands, state_->dram.tensor(out.id));
+  }
   ++stats_.ops_executed;
   for (int32_t b : instr.release) state_->dram.release(b);
   state_->finish_weights(i);

@@ -31,6 +31,9 @@ const std::string kGpt2 = "gpt2/causal_lm/native-gpt2_tiny-single_device-inferen
 const std::string kGpt2Folder = "gpt2_causal_lm_native-gpt2_tiny-single_device-inference";
 const std::string kLlama = "llama/causal_lm/native-llama_tiny-single_device-inference";
 const std::string kLlamaFolder = "llama_causal_lm_native-llama_tiny-single_device-inference";
+// Tensor parallel on the 8 chips of n300-llmbox: all_reduce over groups of 4.
+const std::string kLlamaTpDecode = "llama/causal_lm/native-llama_tiny-tensor_parallel-decode-seq32-batch1";
+const std::string kLlamaTpDecodeFolder = "llama_causal_lm_native-llama_tiny-tensor_parallel-decode-seq32-batch1";
 
 class OpGolden : public ::testing::Test {
  protected:
@@ -93,17 +96,30 @@ TEST_F(OpGolden, OneLinePerDeviceOpAndNoneFlaggedOnAnHonestDevice) {
   EXPECT_EQ(r.output.find("first op past"), std::string::npos) << r.output;
 }
 
-// On a mesh every chip reports its own ops (its shards), all checked.
+// On a mesh every chip reports its own ops (its shards), all checked; a
+// collective on every chip against its group's reference (sums within half
+// an ulp, gathers exact).
 TEST_F(OpGolden, PerChipOnAMesh) {
   const CommandResult r = run("gpt2/causal_lm/native-gpt2_tiny-tensor_parallel-inference --arch n300-llmbox" + og());
   ASSERT_EQ(r.status, 0) << r.output;
   std::set<int> chips;
+  int all_reduces = 0, all_gathers = 0;
   for (const nlohmann::json& row : rows("gpt2_causal_lm_native-gpt2_tiny-tensor_parallel-inference")) {
     chips.insert(row["chip"].get<int>());
     EXPECT_EQ(row["status"], "checked") << row.dump();
+    if (row["op"] == "all_reduce") {
+      ++all_reduces;
+      EXPECT_LE(row["max_ulp"].get<double>(), 0.5) << row.dump();
+    }
+    if (row["op"] == "all_gather") {
+      ++all_gathers;
+      EXPECT_EQ(row["atol"].get<double>(), 0.0) << row.dump();
+    }
     EXPECT_FALSE(row.value("past_threshold", true)) << row.dump();
   }
   EXPECT_EQ(chips, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_GT(all_reduces, 0);
+  EXPECT_GT(all_gathers, 0);
 }
 
 struct BrokenKernel {
@@ -150,7 +166,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // approximations within an ulp per element: the normalizations' error spread
                       BrokenKernel{"rms_norm_fast_rsqrt", kLlama, kLlamaFolder, "rms_norm"},
                       BrokenKernel{"layer_norm_fast_rsqrt", kBert, kBertFolder, "layer_norm"},
-                      BrokenKernel{"softmax_approx_exp", kLlama, kLlamaFolder, "softmax"}),
+                      BrokenKernel{"softmax_approx_exp", kLlama, kLlamaFolder, "softmax"},
+                      // a collective, against its group's f32 sum: partial sums rounded to bf16
+                      BrokenKernel{"all_reduce_bf16_accumulation", kLlamaTpDecode + " --arch n300-llmbox",
+                                   kLlamaTpDecodeFolder, "all_reduce"}),
     [](const ::testing::TestParamInfo<BrokenKernel>& info) { return info.param.mutant; });
 
 // gelu x1.01 inside bert_tiny: LayerNorm divides the scale out, so the model

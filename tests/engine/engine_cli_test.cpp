@@ -5,7 +5,6 @@
 // reruns record flaky cases; shards cover every case once and merge into one run.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +17,7 @@
 
 #include "tests/common/background_command.h"
 #include "tests/common/cli_fixture.h"
+#include "tests/common/sqlite_rows.h"
 #include "tests/engine/fault_ids.h"
 
 namespace {
@@ -32,29 +32,8 @@ using meshtest::testing::write_test_config;
 using meshtest::testing::faults::id;
 using meshtest::testing::faults::ids;
 
-// Rows of a query, each cell as text ("" for NULL), joined by '|'.
 std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-  sqlite3* handle = nullptr;
-  std::vector<std::string> rows;
-  if (!fs::exists(db) || sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    sqlite3_close(handle);
-    return rows;
-  }
-  sqlite3_busy_timeout(handle, 10000);
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(stmt) == SQLITE_ROW) {
-      std::string row;
-      for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
-        const unsigned char* text = sqlite3_column_text(stmt, i);
-        row += (i ? "|" : "") + std::string(text ? reinterpret_cast<const char*>(text) : "");
-      }
-      rows.push_back(row);
-    }
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(handle);
-  return rows;
+  return meshtest::testing::query_rows(db, sql);
 }
 
 std::string read_file(const fs::path& p) { return meshtest::testing::read_text_file(p.string()); }

@@ -1,11 +1,15 @@
 // Unit tests of the engine's pure parts: scheduling order and memory budget,
-// cost estimates, shard assignment, worker messages and output capping.
+// cost estimates, shard assignment, worker messages, descriptor passing and
+// output capping.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <set>
 
 #include "core/error.h"
 #include "reports/result_json.h"
+#include "runner/engine/fd_passing.h"
 #include "runner/engine/process_output.h"
 #include "runner/engine/process_stats.h"
 #include "runner/engine/progress.h"
@@ -134,9 +138,38 @@ TEST(WorkerProtocol, ResultRoundTripsThroughJson) {
 }
 
 TEST(WorkerProtocol, RequestsRoundTrip) {
-  const WorkerRequest r = decode_worker_request(encode_worker_request({"x/y-z-single_device-inference", 2}));
+  const WorkerRequest r =
+      decode_worker_request(encode_worker_request({"x/y-z-single_device-inference", 2, int64_t{3} << 30}));
   EXPECT_EQ(r.test_id, "x/y-z-single_device-inference");
   EXPECT_EQ(r.attempt, 2);
+  EXPECT_EQ(r.release_above_rss_bytes, int64_t{3} << 30);
+}
+
+// A warm worker's next case: a body and three descriptors that still work on the other side.
+TEST(FdPassing, CarriesTheBodyAndWorkingDescriptors) {
+  int sv[2], pipes[3][2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  for (auto& p : pipes) ASSERT_EQ(pipe(p), 0);
+  ASSERT_TRUE(send_with_fds(sv[0], "1\t0\tsome/case", {pipes[0][1], pipes[1][1], pipes[2][1]}));
+  std::optional<ReceivedMessage> m = receive_with_fds(sv[1]);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->body, "1\t0\tsome/case");
+  ASSERT_EQ(m->fds.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const char c = static_cast<char>('a' + i);
+    ASSERT_EQ(write(m->fds[static_cast<size_t>(i)], &c, 1), 1);
+    char got = 0;
+    ASSERT_EQ(read(pipes[i][0], &got, 1), 1);
+    EXPECT_EQ(got, c) << "descriptor " << i;
+    close(m->fds[static_cast<size_t>(i)]);
+  }
+  close(sv[0]);
+  EXPECT_FALSE(receive_with_fds(sv[1])) << "EOF once the sender closed";
+  close(sv[1]);
+  for (auto& p : pipes) {
+    close(p[0]);
+    close(p[1]);
+  }
 }
 
 TEST(CappedOutput, KeepsHeadAndTail) {
