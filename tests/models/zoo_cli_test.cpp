@@ -33,14 +33,15 @@ TEST(ZooCli, CollectListsEveryFamilyAndVariant) {
                               "-llama_3_1_70b-", "-mixtral_8x7b-", "-whisper_small-"}) {
     EXPECT_NE(r.output.find(variant), std::string::npos) << variant;
   }
-  // 33 native variants, one single-device inference case each (other
+  // 34 native variants (33 models and the numerics stress block), one
+  // single-device inference case each (other
   // parallelisms, run modes and config placeholders are listed too).
   size_t native_cases = 0;
   for (size_t at = r.output.find("/native-"); at != std::string::npos; at = r.output.find("/native-", at + 1)) {
     const size_t end = r.output.find('\n', at);
     native_cases += end != std::string::npos && r.output.compare(end - 24, 24, "-single_device-inference") == 0;
   }
-  EXPECT_EQ(native_cases, 33u) << r.output;
+  EXPECT_EQ(native_cases, 34u) << r.output;
 }
 
 // The LLM matrix (docs/how-to/meshes.md) is what these keywords find, for
