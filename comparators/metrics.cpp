@@ -52,7 +52,8 @@ template <typename T>
 ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
   double sum_d[kLanes] = {}, sum_g[kLanes] = {}, sq_diff[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {};
   double max_abs[kLanes] = {};
-  int64_t not_close[kLanes] = {}, not_equal[kLanes] = {};
+  // Counts as doubles (exact below 2^53): int64 lanes keep the loop scalar.
+  double not_close[kLanes] = {}, not_equal[kLanes] = {};
   auto first = [&](int l, double a, double b) {
     const double diff = a - b;
     const double abs_diff = std::fabs(diff);
@@ -62,8 +63,8 @@ ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
     sq_d[l] += a * a;
     sq_g[l] += b * b;
     max_abs[l] = max_abs[l] < abs_diff ? abs_diff : max_abs[l];
-    not_close[l] += !(abs_diff <= tol.atol + tol.rtol * std::fabs(b));
-    not_equal[l] += a != b;
+    not_close[l] += !(abs_diff <= tol.atol + tol.rtol * std::fabs(b)) ? 1.0 : 0.0;
+    not_equal[l] += a != b ? 1.0 : 0.0;
   };
   const int64_t whole = n / kLanes * kLanes;
   for (int64_t i = 0; i < whole; i += kLanes) {
@@ -81,8 +82,8 @@ ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
     s.sq_d += sq_d[l];
     s.sq_g += sq_g[l];
     s.max_abs = std::max(s.max_abs, max_abs[l]);
-    s.not_close += not_close[l];
-    s.not_equal += not_equal[l];
+    s.not_close += static_cast<int64_t>(not_close[l]);
+    s.not_equal += static_cast<int64_t>(not_equal[l]);
   }
   s.mean_d = total_d / static_cast<double>(n);
   s.mean_g = total_g / static_cast<double>(n);
@@ -257,23 +258,22 @@ UlpScan finite_and_largest(const float* d, const float* r, int64_t begin, int64_
 // the error toward the element's magnitude ((d - r) sign(r)), in ulp.
 UlpScan ulp_errors(const float* d, const float* r, double floor, int64_t begin, int64_t end) {
   constexpr int kUlpLanes = 8;  // independent maxima and sums, so the loop vectorizes
-  double worst[kUlpLanes] = {}, sum_abs[kUlpLanes] = {}, sum_bias[kUlpLanes] = {};
-  int64_t counted[kUlpLanes] = {};
+  double worst[kUlpLanes] = {}, sum_abs[kUlpLanes] = {}, sum_bias[kUlpLanes] = {}, counted[kUlpLanes] = {};
   auto visit = [&](int64_t i, int l) {
     const double ri = static_cast<double>(r[i]);
     const double magnitude = std::max(std::fabs(ri), floor);
     uint64_t bits;
     std::memcpy(&bits, &magnitude, sizeof bits);
-    const uint64_t biased = (bits >> 52) & 0x7ff;  // exponent + 1023
-    const uint64_t inverse_ulp_bits = (2 * 1023 + 7 - biased) << 52;  // 2^(7 - exponent)
+    const uint64_t inverse_ulp_bits = (2 * 1023 + 7 - (bits >> 52)) << 52;  // 2^(7 - exponent); magnitude > 0
     double inverse_ulp;
     std::memcpy(&inverse_ulp, &inverse_ulp_bits, sizeof inverse_ulp);
     const double error = (static_cast<double>(d[i]) - ri) * inverse_ulp;
+    const double magnitude_error = std::fabs(error);
     const double above = std::fabs(ri) >= floor ? 1.0 : 0.0;
-    worst[l] = std::max(worst[l], std::fabs(error));
-    sum_abs[l] += above * std::fabs(error);
-    sum_bias[l] += above * (ri < 0.0 ? -error : error);
-    counted[l] += static_cast<int64_t>(above);
+    worst[l] = std::max(worst[l], magnitude_error);
+    sum_abs[l] += above * magnitude_error;
+    sum_bias[l] += above * error * std::copysign(1.0, ri);  // toward the magnitude: sign(r) (d - r)
+    counted[l] += above;
   };
   int64_t i = begin;
   for (; i + kUlpLanes <= end; i += kUlpLanes) {
@@ -281,12 +281,14 @@ UlpScan ulp_errors(const float* d, const float* r, double floor, int64_t begin, 
   }
   for (; i < end; ++i) visit(i, 0);
   UlpScan out;
+  double total_counted = 0.0;
   for (int l = 0; l < kUlpLanes; ++l) {
     out.largest = std::max(out.largest, worst[l]);
     out.sum_abs += sum_abs[l];
     out.sum_bias += sum_bias[l];
-    out.counted += counted[l];
+    total_counted += counted[l];
   }
+  out.counted = static_cast<int64_t>(total_counted);
   return out;
 }
 

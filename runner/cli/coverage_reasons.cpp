@@ -33,9 +33,6 @@ const std::map<std::string, std::string, std::less<>>& by_name() {
       {"pass:fuse.softmax",
        "matches a decomposed softmax (exp, reduce_sum, div): native loaders build softmax as one op and StableHLO "
        "reductions import as `reduce`, so only ONNX imports fire it (tests/filecheck/fuse_attention.mtir)"},
-      {"pass:fuse.layer_norm",
-       "matches a decomposed layer norm (reduce_mean, rsqrt, ...): native loaders build layer_norm as one op and "
-       "StableHLO reductions import as `reduce`, so only ONNX imports fire it (tests/filecheck/fuse_norms.mtir)"},
   };
   return reasons;
 }

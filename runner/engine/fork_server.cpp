@@ -164,7 +164,13 @@ int serve_case(const ForkServer::WorkerMain& main, const std::string& payload, i
     workers[pid] = request->token;
     send_event(socket, {request->token, ForkServer::Event::Kind::Started, pid});
   }
+  // Workers still running (or just done with their last case) are killed and
+  // reaped, so their resource usage counts in the runner's children.
   for (const auto& [pid, token] : workers) kill(pid, SIGKILL);
+  for (const auto& [pid, token] : workers) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
   _exit(0);
 }
 

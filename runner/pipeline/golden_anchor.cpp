@@ -69,7 +69,8 @@ struct Bf16WeightScan {
 // The scan over [0, n): allowed is half a bf16 step at g, 2^(exponent(g) -
 // 8), its inverse read from the f64 bits of |g| (exact for f32 subnormals
 // too), so the loop is branch-free and runs in lanes; g = 0 allows nothing
-// (inf when d differs); a NaN makes the worst ratio NaN.
+// (inf when d differs). A NaN on either side makes the sums of squares NaN,
+// which fails the norm ratio.
 template <typename D>
 Bf16WeightScan scan_bf16_weight(const D* d, const float* g, int64_t n) {
   constexpr int kLanes = 8;
@@ -77,15 +78,14 @@ Bf16WeightScan scan_bf16_weight(const D* d, const float* g, int64_t n) {
   auto visit = [&](int64_t i, int l) {
     const double gi = static_cast<double>(g[i]), di = element(d, i);
     const double err = std::abs(di - gi);
-    uint64_t bits;
     const double magnitude = std::abs(gi);
+    uint64_t bits;
     std::memcpy(&bits, &magnitude, sizeof bits);
-    const uint64_t biased = (bits >> 52) & 0x7ff;
-    const uint64_t inverse_bits = (2 * 1023 + 8 - std::min<uint64_t>(biased, 2 * 1023 + 7)) << 52;
+    const uint64_t inverse_bits = (2 * 1023 + 8 - std::min<uint64_t>(bits >> 52, 2 * 1023 + 7)) << 52;
     double inverse;
     std::memcpy(&inverse, &inverse_bits, sizeof inverse);
     const double r = magnitude == 0.0 ? (err == 0.0 ? 0.0 : INFINITY) : err * inverse;
-    worst[l] = !(r <= worst[l]) ? r : worst[l];  // NaN sticks
+    worst[l] = std::max(worst[l], r);
     sq_d[l] += di * di;
     sq_g[l] += gi * gi;
   };
@@ -96,7 +96,7 @@ Bf16WeightScan scan_bf16_weight(const D* d, const float* g, int64_t n) {
   for (; i < n; ++i) visit(i, 0);
   Bf16WeightScan out;
   for (int l = 0; l < kLanes; ++l) {
-    out.worst = !(worst[l] <= out.worst) ? worst[l] : out.worst;
+    out.worst = std::max(out.worst, worst[l]);
     out.sq_d += sq_d[l];
     out.sq_g += sq_g[l];
   }
@@ -120,11 +120,10 @@ Bf16WeightScan scan_bf16_weight(const Tensor& device, const Tensor& golden) {
   });
   Bf16WeightScan total;
   for (const Bf16WeightScan& p : parts) {
-    total.worst = !(p.worst <= total.worst) ? p.worst : total.worst;
+    total.worst = std::max(total.worst, p.worst);
     total.sq_d += p.sq_d;
     total.sq_g += p.sq_g;
   }
-  if (std::isnan(total.worst)) total.worst = INFINITY;
   return total;
 }
 

@@ -22,6 +22,7 @@ using meshtest::testing::run_meshtest;
 
 // The PR selection (scripts/run with no arguments).
 const char* const kPrSelection = "-m 'n150 and single_device and expected_passing and (inference or push)'";
+const std::string kNotExpectedToPassThroughPjrt = "mixtral/causal_lm/native-mixtral_tiny-single_device-training";
 
 std::string plugin_args(const std::string& client_options = "") {
   return std::string(" --backend pjrt --pjrt-plugin ") + MESHTEST_PJRT_PLUGIN + client_options;
@@ -55,9 +56,15 @@ TEST_F(PjrtBackendCli, PrSelectionMatchesTheInProcessBackendBitForBit) {
   const auto want = records(dir / "simulated.jsonl");
   const auto got = records(dir / "pjrt.jsonl");
   ASSERT_GE(want.size(), 10u);
-  ASSERT_EQ(got.size(), want.size());
   size_t executed = 0;
   for (const auto& [id, w] : want) {
+    // Selected by its expectation through pjrt: mixtral_tiny's training is
+    // expected to fail there (backend_overrides.pjrt: its golden cannot
+    // follow the device's routing without per-op results), so it is not.
+    if (id == kNotExpectedToPassThroughPjrt) {
+      EXPECT_FALSE(got.count(id)) << id;
+      continue;
+    }
     ASSERT_TRUE(got.count(id)) << id << " did not run through the plugin";
     const nlohmann::json& g = got.at(id);
     EXPECT_EQ(g.at("outcome"), w.at("outcome")) << id << ": " << g.value("error_message", "");
