@@ -2,10 +2,9 @@
 #include "runner/pipeline/collective_check.h"
 
 #include <cmath>
-#include <cstdio>
 #include <exception>
 
-#include "comparators/metrics.h"
+#include "runner/pipeline/op_check.h"
 #include "runner/pipeline/op_golden.h"
 
 namespace meshtest::runner {
@@ -73,11 +72,6 @@ Tensor reference_for(const CollectiveToCheck& c, int64_t chip) {
   }
 }
 
-void add_note(OpGoldenRow& row, const std::string& note) {
-  row.note += (row.note.empty() ? "" : "; ") + note;
-  row.past = true;
-}
-
 OpGoldenRow check_chip(const CollectiveToCheck& c, int64_t chip, const OpThresholds& thresholds) {
   const Tensor& result = c.results.at(static_cast<size_t>(chip));
   OpGoldenRow row;
@@ -92,37 +86,15 @@ OpGoldenRow check_chip(const CollectiveToCheck& c, int64_t chip, const OpThresho
   try {
     const Tensor reference = reference_for(c, chip);
     const Tensor device = result.to(DType::F32);
-    comparators::ComparisonConfig config;
-    config.required_pcc = thresholds.required_pcc;
-    config.scale_tolerance = thresholds.scale_tolerance;
-    const comparators::OutputMetrics m = comparators::compare_tensors(row.origin, device, reference, config);
-    row.status = "checked";
-    row.pcc = m.pcc;
-    row.atol = m.atol;
-    row.norm_ratio = m.norm_ratio;
-    row.past = !m.passed;
-    row.note = m.failure;
+    record_comparison(device, reference, thresholds, row);
     if (c.instr->kind != OpKind::AllReduce && c.instr->kind != OpKind::ReduceScatter) {  // data movement: exact
-      if (m.finite && !m.equal) add_note(row, "differs from the blocks of its group's operands it should hold");
+      if (row.status == "checked" && std::isfinite(row.atol) && !row.equal) {
+        flag_row(row, "differs from the blocks of its group's operands it should hold");
+      }
       return row;
     }
-    if (result.dtype() != DType::BF16 || device.shape() != reference.shape()) return row;
-    const comparators::Bf16UlpStats ulp = comparators::bf16_ulp_stats(device, reference);
-    row.max_ulp = ulp.max;
-    row.ulp_mean_abs = ulp.mean_abs;
-    row.ulp_bias = ulp.bias;
-    row.ulp_counted = ulp.counted;
-    if (!(ulp.max <= thresholds.max_ulp)) {
-      char note[200];
-      std::snprintf(note, sizeof note,
-                    "an element is %.4g bf16 ulp from its group's f32 sum (allowed %.4g: adding in f32 and rounding "
-                    "once is within 0.5)",
-                    ulp.max, thresholds.max_ulp);
-      add_note(row, note);
-    }
-    if (std::isfinite(thresholds.max_ulp)) {
-      const std::string spread = ulp_spread_failure(ulp.mean_abs, ulp.bias, ulp.counted);
-      if (!spread.empty()) add_note(row, spread);
+    if (result.dtype() == DType::BF16 && device.shape() == reference.shape()) {
+      judge_rounding(device, reference, thresholds, /*judge_spread=*/true, /*judge_bias=*/true, row);
     }
   } catch (const std::exception& e) {
     row.status = "error";

@@ -49,8 +49,10 @@ bool continuous_elementwise(OpKind kind) {
     case OpKind::Erf:
     case OpKind::Sin:
     case OpKind::Cos:
-    case OpKind::Div: return true;
-    default: return false;
+    case OpKind::Div:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -91,50 +93,19 @@ std::optional<Tensor> composite_reference(const DeviceInstr& instr, const std::v
   return std::nullopt;
 }
 
-void add_note(OpGoldenRow& row, const char* note) {
-  row.note += (row.note.empty() ? "" : "; ") + std::string(note);
-  row.past = true;
-}
-
 // The figures of a checked op (status "checked").
 void compare(const OpToCheck& op, const std::vector<Tensor>& operands, const Tensor& result, const Tensor& reference,
              const OpThresholds& thresholds, OpGoldenRow& row) {
-  comparators::ComparisonConfig config;
-  config.required_pcc = thresholds.required_pcc;
-  config.scale_tolerance = thresholds.scale_tolerance;
-  const comparators::OutputMetrics m = comparators::compare_tensors(row.origin, result, reference, config);
-  row.status = "checked";
-  row.pcc = m.pcc;
-  row.atol = m.atol;
-  row.norm_ratio = m.norm_ratio;
-  row.past = !m.passed;
-  row.note = m.failure;
+  record_comparison(result, reference, thresholds, row);
   const DeviceInstr& instr = *op.instr;
   const bool same_shape = result.shape() == reference.shape();
   if (rounds_once(instr.kind) && op.result.dtype() == DType::BF16 && same_shape) {
-    const comparators::Bf16UlpStats ulp = comparators::bf16_ulp_stats(result, reference);
-    row.max_ulp = ulp.max;
-    row.ulp_mean_abs = ulp.mean_abs;
-    row.ulp_bias = ulp.bias;
-    row.ulp_counted = ulp.counted;
-  }
-  if (!std::isnan(row.max_ulp)) {
-    if (!(row.max_ulp <= thresholds.max_ulp)) {
-      char note[160];
-      std::snprintf(note, sizeof note, "an element is %.4g bf16 ulp from the reference (allowed %.4g)", row.max_ulp,
-                    thresholds.max_ulp);
-      add_note(row, note);
-    }
-  }
-  const bool judge_bias = is_normalization(instr.kind);
-  if ((judge_bias || continuous_elementwise(instr.kind)) && !std::isnan(row.max_ulp) &&
-      std::isfinite(thresholds.max_ulp)) {
-    const std::string failure =
-        ulp_spread_failure(row.ulp_mean_abs, judge_bias ? row.ulp_bias : 0.0, row.ulp_counted);
-    if (!failure.empty()) add_note(row, failure.c_str());
+    const bool judge_bias = is_normalization(instr.kind);
+    judge_rounding(result, reference, thresholds, judge_bias || continuous_elementwise(instr.kind), judge_bias, row);
   }
   if (!thresholds.accumulation_bound || !same_shape) return;
-  const std::optional<AccumulationCheck> acc = check_accumulation(instr, operands, result, reference, op.result.dtype());
+  const std::optional<AccumulationCheck> acc =
+      check_accumulation(instr, operands, result, reference, op.result.dtype());
   if (!acc) return;
   row.k = acc->k;
   row.accumulation_ratio = acc->worst_ratio;
@@ -144,18 +115,56 @@ void compare(const OpToCheck& op, const std::vector<Tensor>& operands, const Ten
                   "element %lld is %.3g times the f32 accumulation bound of a K=%lld contraction (an accumulator "
                   "narrower than f32?)",
                   static_cast<long long>(acc->worst_element), acc->worst_ratio, static_cast<long long>(acc->k));
-    add_note(row, note);
+    flag_row(row, note);
   }
 }
 
 }  // namespace
 
+void flag_row(OpGoldenRow& row, const std::string& note) {
+  row.note += (row.note.empty() ? "" : "; ") + note;
+  row.past = true;
+}
+
+void record_comparison(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds,
+                       OpGoldenRow& row) {
+  comparators::ComparisonConfig config;
+  config.required_pcc = thresholds.required_pcc;
+  config.scale_tolerance = thresholds.scale_tolerance;
+  const comparators::OutputMetrics m = comparators::compare_tensors(row.origin, device, reference, config);
+  row.status = "checked";
+  row.pcc = m.pcc;
+  row.atol = m.atol;
+  row.norm_ratio = m.norm_ratio;
+  row.equal = m.finite && m.equal;
+  row.past = !m.passed;
+  row.note = m.failure;
+}
+
+void judge_rounding(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds, bool judge_spread,
+                    bool judge_bias, OpGoldenRow& row) {
+  const comparators::Bf16UlpStats ulp = comparators::bf16_ulp_stats(device, reference);
+  row.max_ulp = ulp.max;
+  row.ulp_mean_abs = ulp.mean_abs;
+  row.ulp_bias = ulp.bias;
+  row.ulp_counted = ulp.counted;
+  if (!(ulp.max <= thresholds.max_ulp)) {
+    char note[160];
+    std::snprintf(note, sizeof note, "an element is %.4g bf16 ulp from the reference (allowed %.4g)", ulp.max,
+                  thresholds.max_ulp);
+    flag_row(row, note);
+  }
+  if (!judge_spread || !std::isfinite(thresholds.max_ulp)) return;
+  const std::string failure = ulp_spread_failure(ulp.mean_abs, judge_bias ? ulp.bias : 0.0, ulp.counted);
+  if (!failure.empty()) flag_row(row, failure);
+}
+
 Tensor ConversionCache::f32(const Tensor& t) {
   if (!is_floating(t.dtype()) || t.dtype() == DType::F32) return t;
   const void* key = t.raw_data();
   if (key == nullptr) return t.to(DType::F32);
-  if (const auto it = entries_.find(key); it != entries_.end() && it->second.source.dtype() == t.dtype() &&
-                                          it->second.source.shape() == t.shape()) {
+  if (const auto it = entries_.find(key);
+      it != entries_.end() && it->second.source.dtype() == t.dtype() && it->second.source.shape() == t.shape()) {
     return it->second.converted;
   }
   Tensor converted = t.to(DType::F32);

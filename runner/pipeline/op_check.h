@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -54,5 +55,17 @@ struct OpToCheck {
 
 // The row of one op: shapes, status, figures, past or not.
 OpGoldenRow check_op(const OpToCheck& op, const OpThresholds& thresholds, ConversionCache& cache);
+
+// Pieces of a row, shared with the collectives' check (collective_check.h);
+// device and reference are f32 of one shape.
+// Status "checked", PCC, atol, norm ratio and whether the two are equal,
+// past when the per-op PCC or scale thresholds fail.
+void record_comparison(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds, OpGoldenRow& row);
+// A bf16 result rounded once: its ulp figures, held to max_ulp and, with
+// judge_spread, to ulp_spread_failure (its bias too with judge_bias).
+void judge_rounding(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds, bool judge_spread,
+                    bool judge_bias, OpGoldenRow& row);
+// Adds `note` to the row's and marks it past its thresholds.
+void flag_row(OpGoldenRow& row, const std::string& note);
 
 }  // namespace meshtest::runner

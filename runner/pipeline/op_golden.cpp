@@ -167,7 +167,28 @@ std::vector<OpGoldenRow> OpGolden::finish() {
   busy_seconds_ = cpu_seconds_ = 0.0;
   std::vector<OpGoldenRow> rows = std::move(rows_);
   rows_.clear();
-  collectives_.clear();  // a collective not every chip ran: nothing to compare
+  // A collective not every chip ran cannot be compared: reported, not dropped.
+  for (const auto& [index, gathering] : collectives_) {
+    const CollectiveToCheck& c = *gathering->collective;
+    size_t ran = 0;
+    for (const Tensor& t : c.results) ran += t.defined();
+    for (size_t chip = 0; chip < c.results.size(); ++chip) {
+      if (!c.results[chip].defined()) continue;
+      OpGoldenRow row;
+      row.chip = static_cast<int>(chip);
+      row.index = index;
+      row.op = std::string(op_name(c.instr->kind));
+      row.origin = c.instr->origin;
+      row.layer = c.layer;
+      row.shape = c.results[chip].shape();
+      row.dtype = std::string(dtype_name(c.results[chip].dtype()));
+      row.status = "error";
+      row.note = "not compared: " + std::to_string(ran) + " of " + std::to_string(c.results.size()) +
+                 " chips ran this collective";
+      rows.push_back(std::move(row));
+    }
+  }
+  collectives_.clear();
   closing_ = false;
   std::stable_sort(rows.begin(), rows.end(), [](const OpGoldenRow& a, const OpGoldenRow& b) {
     return a.index != b.index ? a.index < b.index : a.chip < b.chip;

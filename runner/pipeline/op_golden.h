@@ -97,6 +97,7 @@ struct OpGoldenRow {
   double pcc = 1.0;
   double atol = 0.0;        // max |device - reference|
   double norm_ratio = 1.0;  // ||device|| / ||reference||
+  bool equal = false;       // every element the same (data movement is held to it)
   double max_ulp = NAN;     // bf16 results rounded once (op_check.cpp): worst error in bf16 ulp; NaN: not measured
   double ulp_mean_abs = NAN;  // with max_ulp: mean |error| in ulp (comparators::bf16_ulp_stats)
   double ulp_bias = NAN;      // with max_ulp: mean error toward the magnitude, in ulp

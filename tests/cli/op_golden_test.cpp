@@ -157,7 +157,8 @@ TEST_P(OpGoldenBrokenKernel, FlagsTheBrokenOpAsTheFirstPastItsThreshold) {
 INSTANTIATE_TEST_SUITE_P(
     Mutants, OpGoldenBrokenKernel,
     ::testing::Values(BrokenKernel{"gelu_scale_1pct", kBert, kBertFolder, "gelu"},
-                      BrokenKernel{"softmax_scale_1pct", kLlama, kLlamaFolder, "softmax"},  // gpt2_tiny fuses its softmax (-O1)
+                      BrokenKernel{"softmax_scale_1pct", kLlama, kLlamaFolder,
+                                   "softmax"},  // gpt2_tiny fuses its softmax (-O1)
                       BrokenKernel{"matmul_scale_1pct", kGpt2, kGpt2Folder, "matmul"},
                       BrokenKernel{"silu_scale_1pct", kLlama, kLlamaFolder, "silu"},
                       BrokenKernel{"rope_table_off_by_one", kLlama, kLlamaFolder, "mul"},
@@ -174,7 +175,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenKernel{"div_via_bf16_reciprocal", kMixtral, kMixtralFolder, "div"},
                       // a collective, against its group's f32 sum: partial sums rounded to bf16
                       BrokenKernel{"all_reduce_bf16_accumulation", kLlamaTpDecode + " --arch n300-llmbox",
-                                   kLlamaTpDecodeFolder, "all_reduce"}),
+                                   kLlamaTpDecodeFolder, "all_reduce"},
+                      // a data movement, against its group's blocks: chunks gathered in the wrong order
+                      BrokenKernel{"all_gather_chunk_order_rotated",
+                                   "gpt2/causal_lm/native-gpt2_tiny-tensor_parallel-inference --arch n300-llmbox",
+                                   "gpt2_causal_lm_native-gpt2_tiny-tensor_parallel-inference", "all_gather"}),
     [](const ::testing::TestParamInfo<BrokenKernel>& info) { return info.param.mutant; });
 
 // gelu x1.01 inside bert_tiny: LayerNorm divides the scale out, so the model
@@ -193,8 +198,7 @@ TEST_F(OpGolden, CheckFailsACaseTheModelLevelChecksPass) {
   EXPECT_NE(shipped.output.find("(gelu)"), std::string::npos) << shipped.output;
   const CommandResult checked = run(kBert + " --op-golden-check", "gelu_scale_1pct");
   EXPECT_EQ(checked.status, 1) << checked.output;
-  EXPECT_NE(checked.output.find("op-level golden: a device op is past its per-op thresholds (gelu)"),
-            std::string::npos)
+  EXPECT_NE(checked.output.find("op-level golden: a device op is past its per-op thresholds (gelu)"), std::string::npos)
       << checked.output;
   EXPECT_NE(checked.output.find("first op past its per-op thresholds: op #"), std::string::npos) << checked.output;
   EXPECT_EQ(run(kBert + " --op-golden-check").status, 0);  // an honest device passes the check
@@ -227,7 +231,7 @@ TEST_F(OpGolden, YamlTurnsTheCheckOnWithItsThresholds) {
   ASSERT_EQ(first.size(), 1u) << by_spread.output;
   EXPECT_EQ(first[0]["op"], "gelu");
   const std::string note = first[0].value("note", "");
-  EXPECT_NE(note.find("average"), std::string::npos) << note;   // the spread
+  EXPECT_NE(note.find("average"), std::string::npos) << note;    // the spread
   EXPECT_EQ(note.find("allowed 2"), std::string::npos) << note;  // not the default ulp bound: the YAML's 8 applies
 }
 
