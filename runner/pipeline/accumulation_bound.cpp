@@ -1,12 +1,15 @@
-// The per-op check's accumulation bound: per-element magnitudes of
-// matmul/linear/conv2d from norms of rows, columns and patches (Hoelder), of
-// reductions from the reference reduction of |x|, and the worst ratio of the
+// The per-op check's accumulation bound: every element first against the
+// bound's rounding term alone (which holds all but a few); the magnitudes of
+// those few, from norms of their row and column or input patch and filter
+// (Hoelder), or the reference reduction of |x|; the worst ratio of the
 // device's error to the bound.
 #include "runner/pipeline/accumulation_bound.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <memory>
 
 #include "core/parallel.h"
 #include "runtime/reference/reference_executor.h"
@@ -55,36 +58,12 @@ Norms norms_of(const float* p, int64_t k) {
   return n;
 }
 
-// Norms of the `rows` rows of a row-major [rows, k] block.
-std::vector<Norms> row_norms(const float* p, int64_t rows, int64_t k) {
-  std::vector<Norms> out(static_cast<size_t>(rows));
-  parallel_ranges(rows, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) out[static_cast<size_t>(r)] = norms_of(p + r * k, k);
-  });
-  return out;
-}
-
-// s[i * n + j] = dot_magnitude(rows[i], cols[j]) (+ |bias[j]|), in parallel over rows.
-void fill_magnitudes(const std::vector<Norms>& rows, const std::vector<Norms>& cols, const float* bias, double* s) {
-  const int64_t n = static_cast<int64_t>(cols.size());
-  parallel_ranges(static_cast<int64_t>(rows.size()), 16, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const Norms& a = rows[static_cast<size_t>(i)];
-      for (int64_t j = 0; j < n; ++j) {
-        s[i * n + j] = dot_magnitude(a, cols[static_cast<size_t>(j)]) + (bias != nullptr ? std::fabs(bias[j]) : 0.0);
-      }
-    }
-  });
-}
-
-// Norms of the `cols` columns of a row-major [k, cols] block.
-std::vector<Norms> column_norms(const float* p, int64_t k, int64_t cols) {
-  std::vector<Norms> out(static_cast<size_t>(cols));
-  for (int64_t i = 0; i < k; ++i) {
-    for (int64_t c = 0; c < cols; ++c) out[static_cast<size_t>(c)].add(p[i * cols + c]);
-  }
-  for (Norms& n : out) n.finish();
-  return out;
+// Norms of k elements `stride` apart (a column of a row-major matrix).
+Norms strided_norms(const float* p, int64_t k, int64_t stride) {
+  Norms n;
+  for (int64_t i = 0; i < k; ++i) n.add(p[i * stride]);
+  n.finish();
+  return n;
 }
 
 // Flat offsets of each broadcast batch of one operand (batch dims of `own`
@@ -106,119 +85,85 @@ std::vector<int64_t> broadcast_offsets(const Shape& own, const Shape& batch, int
   return offsets;
 }
 
-// The result's magnitudes (one per element) and the accumulation length.
-struct Magnitudes {
-  std::vector<double> s;
+// A contraction's accumulation length and the magnitude of one result
+// element (an upper bound of sum_k |a_k b_k| (+ |bias|)), computed on
+// demand: the check needs it only for the few elements the bound's rounding
+// term alone does not hold.
+struct Contraction {
   int64_t k = 0;
+  std::function<double(int64_t)> magnitude;
 };
 
-std::optional<Magnitudes> matmul_magnitudes(const Tensor& a, const Tensor& b, const Tensor& out) {
+std::optional<Contraction> matmul_contraction(const Tensor& a, const Tensor& b, const Tensor& out) {
   if (a.rank() < 2 || b.rank() < 2) return std::nullopt;
   const int64_t m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
   const Shape batch_a(a.shape().begin(), a.shape().end() - 2), batch_b(b.shape().begin(), b.shape().end() - 2);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
-  if (batch.size() < std::max(batch_a.size(), batch_b.size())) return std::nullopt;
-  const std::vector<int64_t> off_a = broadcast_offsets(batch_a, batch, m * k);
-  const std::vector<int64_t> off_b = broadcast_offsets(batch_b, batch, k * n);
-  Magnitudes mags{std::vector<double>(static_cast<size_t>(out.numel())), k};
-  for (size_t bi = 0; bi < off_a.size(); ++bi) {
-    const std::vector<Norms> rows = row_norms(a.data<float>() + off_a[bi], m, k);
-    const std::vector<Norms> cols = column_norms(b.data<float>() + off_b[bi], k, n);
-    fill_magnitudes(rows, cols, nullptr, mags.s.data() + static_cast<int64_t>(bi) * m * n);
+  if (batch.size() < std::max(batch_a.size(), batch_b.size()) || out.numel() != shape_numel(batch) * m * n) {
+    return std::nullopt;
   }
-  return mags;
+  auto off_a = std::make_shared<const std::vector<int64_t>>(broadcast_offsets(batch_a, batch, m * k));
+  auto off_b = std::make_shared<const std::vector<int64_t>>(broadcast_offsets(batch_b, batch, k * n));
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  return Contraction{k, [=](int64_t e) {
+                       const size_t bi = static_cast<size_t>(e / (m * n));
+                       const int64_t i = e / n % m, j = e % n;
+                       return dot_magnitude(norms_of(pa + (*off_a)[bi] + i * k, k),
+                                            strided_norms(pb + (*off_b)[bi] + j, k, n));
+                     }};
 }
 
 // x[..., K] times w[N, K] transposed, plus bias[N].
-std::optional<Magnitudes> linear_magnitudes(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& out) {
+std::optional<Contraction> linear_contraction(const Tensor& x, const Tensor& w, const Tensor* bias) {
   if (x.rank() < 1 || w.rank() != 2 || w.dim(1) != x.dim(-1)) return std::nullopt;
-  const int64_t k = w.dim(1), m = k == 0 ? 0 : x.numel() / k;
-  const std::vector<Norms> rows = row_norms(x.data<float>(), m, k);
-  const std::vector<Norms> cols = row_norms(w.data<float>(), w.dim(0), k);
-  Magnitudes mags{std::vector<double>(static_cast<size_t>(out.numel())), k + (bias != nullptr)};
-  fill_magnitudes(rows, cols, bias != nullptr ? bias->data<float>() : nullptr, mags.s.data());
-  return mags;
+  const int64_t k = w.dim(1), n = w.dim(0);
+  const float* px = x.data<float>();
+  const float* pw = w.data<float>();
+  const float* pbias = bias != nullptr ? bias->data<float>() : nullptr;
+  return Contraction{k + (bias != nullptr), [=](int64_t e) {
+                       const int64_t row = e / n, col = e % n;
+                       return dot_magnitude(norms_of(px + row * k, k), norms_of(pw + col * k, k)) +
+                              (pbias != nullptr ? std::fabs(static_cast<double>(pbias[col])) : 0.0);
+                     }};
 }
 
-// Each output position's input patch (per batch and group) against each
-// output channel's filter. A patch's norms are sums (and a maximum) over its
-// channels and window, so they are built from each input position's sums over
-// the channels (|x|, x^2, max |x|: one pass over the input), then added over
-// the window: C + KH*KW terms per position instead of C*KH*KW.
-std::optional<Magnitudes> conv2d_magnitudes(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs,
-                                            const Tensor& out) {
+// One output element's input patch (its batch entry and group's channels
+// under the window, padding left out) against its output channel's filter.
+std::optional<Contraction> conv2d_contraction(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs,
+                                              const Tensor& out) {
   const runtime::reference::Conv2dGeometry g = runtime::reference::conv2d_geometry(x, w, attrs);
   const int64_t batch = x.dim(0), out_channels = w.dim(0), group_out = out_channels / g.groups;
   const int64_t kdim = g.channels * g.kh * g.kw, plane = g.out_h * g.out_w, pixels = g.height * g.width;
   if (out.numel() != batch * out_channels * plane) return std::nullopt;
-  const std::vector<Norms> filters = row_norms(w.data<float>(), out_channels, kdim);
-  Magnitudes mags{std::vector<double>(static_cast<size_t>(out.numel())), kdim + (bias != nullptr)};
   const float* px = x.data<float>();
-  const float* pb = bias != nullptr ? bias->data<float>() : nullptr;
-  // In parallel over batch x groups when there are several (depthwise), else
-  // over input positions and output rows.
-  const int64_t tasks = batch * g.groups;
-  auto split = [tasks](int64_t count, int64_t grain, const auto& fn) {
-    if (tasks > 1)
-      fn(int64_t{0}, count);
-    else
-      parallel_ranges(count, grain, fn);
-  };
-  parallel_ranges(tasks, 1, [&](int64_t first_task, int64_t last_task) {
-    for (int64_t task = first_task; task < last_task; ++task) {
-      const int64_t n = task / g.groups, gi = task % g.groups;
-      const float* xg = px + (n * g.groups + gi) * g.channels * pixels;
-      // Per input position, over this group's channels: sum |x|, sum x^2, max |x|.
-      std::vector<double> l1(static_cast<size_t>(pixels)), l2(static_cast<size_t>(pixels));
-      std::vector<float> linf(static_cast<size_t>(pixels));
-      split(pixels, 256, [&](int64_t begin, int64_t end) {
-        for (int64_t c = 0; c < g.channels; ++c) {
-          const float* xc = xg + c * pixels;
-          for (int64_t i = begin; i < end; ++i) {
-            const float a = std::fabs(xc[i]);
-            l1[static_cast<size_t>(i)] += a;
-            l2[static_cast<size_t>(i)] += static_cast<double>(a) * a;
-            linf[static_cast<size_t>(i)] = std::max(linf[static_cast<size_t>(i)], a);
-          }
-        }
-      });
-      split(g.out_h, 1, [&](int64_t begin, int64_t end) {
-        std::vector<Norms> patches(static_cast<size_t>(g.out_w));
-        for (int64_t oh = begin; oh < end; ++oh) {
-          for (int64_t ow = 0; ow < g.out_w; ++ow) {
-            Norms p;
-            for (int64_t r = 0; r < g.kh; ++r) {
-              const int64_t ih = oh * g.sh - g.ph + r * g.dh;
-              if (ih < 0 || ih >= g.height) continue;
-              for (int64_t q = 0; q < g.kw; ++q) {
-                const int64_t iw = ow * g.sw - g.pw + q * g.dw;
-                if (iw < 0 || iw >= g.width) continue;
-                const size_t at = static_cast<size_t>(ih * g.width + iw);
-                p.l1 += l1[at];
-                p.l2 += l2[at];
-                p.linf = std::max(p.linf, static_cast<double>(linf[at]));
-              }
-            }
-            p.finish();
-            patches[static_cast<size_t>(ow)] = p;
-          }
-          for (int64_t o = 0; o < group_out; ++o) {
-            const int64_t oc = gi * group_out + o;
-            const double b = pb != nullptr ? std::fabs(pb[oc]) : 0.0;
-            double* s = mags.s.data() + (n * out_channels + oc) * plane + oh * g.out_w;
-            for (int64_t ow = 0; ow < g.out_w; ++ow) {
-              s[ow] = dot_magnitude(patches[static_cast<size_t>(ow)], filters[static_cast<size_t>(oc)]) + b;
-            }
-          }
-        }
-      });
-    }
-  });
-  return mags;
+  const float* pw = w.data<float>();
+  const float* pbias = bias != nullptr ? bias->data<float>() : nullptr;
+  return Contraction{kdim + (bias != nullptr), [=](int64_t e) {
+                       const int64_t ow = e % g.out_w, oh = e / g.out_w % g.out_h;
+                       const int64_t oc = e / plane % out_channels, n = e / (plane * out_channels);
+                       const int64_t gi = oc / group_out;
+                       Norms patch;
+                       for (int64_t c = 0; c < g.channels; ++c) {
+                         const float* xc = px + ((n * g.groups + gi) * g.channels + c) * pixels;
+                         for (int64_t r = 0; r < g.kh; ++r) {
+                           const int64_t ih = oh * g.sh - g.ph + r * g.dh;
+                           if (ih < 0 || ih >= g.height) continue;
+                           for (int64_t q = 0; q < g.kw; ++q) {
+                             const int64_t iw = ow * g.sw - g.pw + q * g.dw;
+                             if (iw >= 0 && iw < g.width) patch.add(xc[ih * g.width + iw]);
+                           }
+                         }
+                       }
+                       patch.finish();
+                       return dot_magnitude(patch, norms_of(pw + oc * kdim, kdim)) +
+                              (pbias != nullptr ? std::fabs(static_cast<double>(pbias[oc])) : 0.0);
+                     }};
 }
 
-// A reduction's magnitude is the same reduction of |x|.
-std::optional<Magnitudes> reduction_magnitudes(const DeviceInstr& instr, const Tensor& x, const Tensor& out) {
+// A reduction's magnitude is the same reduction of |x| (one pass: computed
+// for every element up front).
+std::optional<Contraction> reduction_contraction(const DeviceInstr& instr, const Tensor& x, const Tensor& out) {
   if (out.numel() == 0) return std::nullopt;
   Tensor abs_x(DType::F32, x.shape());
   const float* px = x.data<float>();
@@ -227,12 +172,48 @@ std::optional<Magnitudes> reduction_magnitudes(const DeviceInstr& instr, const T
   for (int64_t i = 0; i < n; ++i) pa[i] = std::fabs(px[i]);
   const Tensor sum = runtime::run_reference_op(Op{instr.kind, {}, kNoValue, instr.attrs}, {abs_x});
   if (sum.numel() != out.numel()) return std::nullopt;
-  const int64_t count = out.numel();
-  Magnitudes mags{std::vector<double>(static_cast<size_t>(count)), n / count};
-  const float* ps = sum.data<float>();
-  for (int64_t i = 0; i < count; ++i) mags.s[static_cast<size_t>(i)] = ps[i];
-  return mags;
+  return Contraction{n / out.numel(), [sum](int64_t e) { return static_cast<double>(sum.data<float>()[e]); }};
 }
+
+std::optional<Contraction> contraction_of(const DeviceInstr& instr, const std::vector<Tensor>& operands,
+                                          const Tensor& reference) {
+  const Tensor* bias = operands.size() > 2 ? &operands[2] : nullptr;
+  switch (instr.kind) {
+    case OpKind::Matmul:
+      if (operands.size() == 2) return matmul_contraction(operands[0], operands[1], reference);
+      break;
+    case OpKind::Linear:
+      if (operands.size() >= 2) return linear_contraction(operands[0], operands[1], bias);
+      break;
+    case OpKind::Conv2d:
+      if (operands.size() >= 2) return conv2d_contraction(operands[0], operands[1], bias, instr.attrs, reference);
+      break;
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+      if (operands.size() == 1) return reduction_contraction(instr, operands[0], reference);
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+// The worst ratio and its element (the first of equals; NaN ranks above all).
+struct Worst {
+  double ratio = 0.0;
+  int64_t element = -1;
+  void take(double r, int64_t e) {
+    const bool nan = std::isnan(r), had_nan = std::isnan(ratio);
+    if (had_nan) {
+      if (nan && e < element) element = e;
+      return;
+    }
+    if (nan || r > ratio || (r == ratio && element >= 0 && e < element)) {
+      ratio = r;
+      element = e;
+    }
+  }
+};
 
 bool all_f32(const std::vector<Tensor>& operands) {
   return std::all_of(operands.begin(), operands.end(), [](const Tensor& t) { return t.dtype() == DType::F32; });
@@ -267,61 +248,83 @@ std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, co
   if (device.dtype() != DType::F32 || reference.dtype() != DType::F32 || device.shape() != reference.shape()) {
     return std::nullopt;
   }
-  const Tensor* bias = operands.size() > 2 ? &operands[2] : nullptr;
-  std::optional<Magnitudes> mags;
-  switch (instr.kind) {
-    case OpKind::Matmul:
-      if (operands.size() == 2) mags = matmul_magnitudes(operands[0], operands[1], reference);
-      break;
-    case OpKind::Linear:
-      if (operands.size() >= 2) mags = linear_magnitudes(operands[0], operands[1], bias, reference);
-      break;
-    case OpKind::Conv2d:
-      if (operands.size() >= 2) mags = conv2d_magnitudes(operands[0], operands[1], bias, instr.attrs, reference);
-      break;
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-      if (operands.size() == 1) mags = reduction_magnitudes(instr, operands[0], reference);
-      break;
-    default:
-      break;
-  }
-  if (!mags) return std::nullopt;
-  AccumulationCheck check;
-  check.k = mags->k;
-  const AccumulationBound bound_of(mags->k, result_dtype);
+  const std::optional<Contraction> contraction = contraction_of(instr, operands, reference);
+  if (!contraction) return std::nullopt;
+  const AccumulationBound bound_of(contraction->k, result_dtype);
   const float* d = device.data<float>();
   const float* r = reference.data<float>();
-  const double* s = mags->s.data();
-  auto ratio = [&](int64_t i) {
-    const double error = std::fabs(static_cast<double>(d[i]) - static_cast<double>(r[i]));
-    return error / bound_of(r[i], s[i]);  // NaN for a NaN element
+  // First every element against the rounding term alone (magnitude 0): an
+  // upper bound of its ratio, exact enough where it is at most 1 (the
+  // element is within the bound whatever its magnitude). Branch-free in
+  // lanes per chunk, so it vectorizes; a NaN ratio is past.
+  auto rounding_ratio = [&](int64_t i) {
+    return std::fabs(static_cast<double>(d[i]) - static_cast<double>(r[i])) / bound_of(r[i], 0.0);
   };
-  // The worst ratio in lanes (branch-free, so it vectorizes; a NaN makes
-  // its lane's maximum NaN through !(x <= m)), then its first element.
+  constexpr int64_t kChunk = 4096;
   const int64_t n = reference.numel();
-  constexpr int kLanes = 8;
-  double worst[kLanes] = {};
-  const int64_t whole = n / kLanes * kLanes;
-  for (int64_t i = 0; i < whole; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const double x = ratio(i + l);
-      worst[l] = !(x <= worst[l]) ? x : worst[l];
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<Worst> within(static_cast<size_t>(chunks));
+  std::vector<std::vector<int64_t>> past(static_cast<size_t>(chunks));  // elements past the rounding term
+  parallel_ranges(chunks, 4, [&](int64_t first_chunk, int64_t last_chunk) {
+    for (int64_t c = first_chunk; c < last_chunk; ++c) {
+      const int64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+      constexpr int kLanes = 8;
+      double lane_max[kLanes] = {};
+      int64_t i = begin;
+      for (; i + kLanes <= end; i += kLanes) {
+        for (int l = 0; l < kLanes; ++l) {
+          const double x = rounding_ratio(i + l);
+          lane_max[l] = !(x <= lane_max[l]) ? x : lane_max[l];
+        }
+      }
+      double chunk_max = 0.0;
+      for (; i < end; ++i) {
+        const double x = rounding_ratio(i);
+        chunk_max = !(x <= chunk_max) ? x : chunk_max;
+      }
+      for (double m : lane_max) chunk_max = !(m <= chunk_max) ? m : chunk_max;
+      Worst& w = within[static_cast<size_t>(c)];
+      if (chunk_max <= 1.0) {  // the common case: its worst element only
+        for (i = begin; i < end && w.element < 0; ++i) {
+          if (rounding_ratio(i) == chunk_max) w.take(chunk_max, i);
+        }
+        continue;
+      }
+      for (i = begin; i < end; ++i) {
+        const double x = rounding_ratio(i);
+        if (x <= 1.0) {
+          w.take(x, i);
+        } else {
+          past[static_cast<size_t>(c)].push_back(i);
+        }
+      }
     }
+  });
+  Worst worst;
+  for (const Worst& w : within) {
+    if (w.element >= 0) worst.take(w.ratio, w.element);
   }
-  for (int64_t i = whole; i < n; ++i) {
-    const double x = ratio(i);
-    worst[0] = !(x <= worst[0]) ? x : worst[0];
-  }
-  for (double w : worst) check.worst_ratio = !(w <= check.worst_ratio) ? w : check.worst_ratio;
-  if (std::isnan(check.worst_ratio)) check.worst_ratio = std::numeric_limits<double>::infinity();
-  for (int64_t i = 0; i < n && check.worst_ratio > 0.0; ++i) {
-    const double x = ratio(i);
-    if (std::isnan(x) || x == check.worst_ratio) {
-      check.worst_element = i;
-      break;
+  std::vector<int64_t> candidates;
+  for (const std::vector<int64_t>& p : past) candidates.insert(candidates.end(), p.begin(), p.end());
+  // Those elements with their magnitudes: exact ratios.
+  std::vector<Worst> exact(static_cast<size_t>((static_cast<int64_t>(candidates.size()) + 63) / 64));
+  parallel_ranges(static_cast<int64_t>(exact.size()), 1, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      const int64_t end = std::min<int64_t>(static_cast<int64_t>(candidates.size()), (b + 1) * 64);
+      for (int64_t j = b * 64; j < end; ++j) {
+        const int64_t i = candidates[static_cast<size_t>(j)];
+        const double error = std::fabs(static_cast<double>(d[i]) - static_cast<double>(r[i]));
+        exact[static_cast<size_t>(b)].take(error / bound_of(r[i], contraction->magnitude(i)), i);
+      }
     }
+  });
+  for (const Worst& w : exact) {
+    if (w.element >= 0) worst.take(w.ratio, w.element);
   }
+  AccumulationCheck check;
+  check.k = contraction->k;
+  check.worst_ratio = std::isnan(worst.ratio) ? std::numeric_limits<double>::infinity() : worst.ratio;
+  check.worst_element = check.worst_ratio > 0.0 ? worst.element : -1;
   return check;
 }
 

@@ -19,7 +19,10 @@
 // (2 gamma_4096 = 4.9e-4). S is bounded per element without a second GEMM:
 // sum_k |a_k||b_k| <= min(|a|_2 |b|_2, |a|_1 |b|_inf, |a|_inf |b|_1) over the
 // row of a and the column of b (Hoelder), so the bound never fails an exact
-// f32 accumulation and stays within a small factor of the tight one.
+// f32 accumulation and stays within a small factor of the tight one. An
+// element within u_out |reference| (+ the floor) is within the bound whatever
+// its S, so S is computed only for the elements that are not (a handful in
+// an honest op: those near cancellation).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +36,10 @@ namespace meshtest::runner {
 
 struct AccumulationCheck {
   int64_t k = 0;              // accumulation length (the longest sum of one result element)
-  double worst_ratio = 0.0;   // max over elements of |device - reference| / bound; > 1: past
+  // max over elements of |device - reference| / bound, > 1: past; an element
+  // within the rounding term alone counts as |error| / that term (an upper
+  // bound of its ratio, at most 1)
+  double worst_ratio = 0.0;
   int64_t worst_element = -1;  // flat index of that element
 };
 

@@ -240,12 +240,12 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs&
     const int64_t n = task / groups;
     const int64_t gi = task % groups;
     const float* xg = px + (n * channels + gi * g.channels) * g.height * g.width;
-    std::unique_ptr<float[]> buffer;
+    Tensor buffer;
     const float* cols = xg;  // a 1x1 stride-1 unpadded conv reads its input as is
     if (!direct) {
-      buffer.reset(new float[static_cast<size_t>(kdim * plane)]);
-      im2col(xg, g, buffer.get());
-      cols = buffer.get();
+      buffer = Tensor::uninitialized(DType::F32, {kdim * plane});
+      im2col(xg, g, buffer.data<float>());
+      cols = buffer.data<float>();
     }
     float* og = po + (n * out_channels + gi * group_out) * plane;
     gemm(pw + gi * group_out * kdim, kdim, cols, plane, false, og, plane, group_out, plane, kdim);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <vector>
@@ -140,6 +141,51 @@ TEST(AccumulationBound, CoversMatmulConvAndReductionsNotOtherOps) {
   DeviceInstr lofi = mm;
   lofi.attrs.set("fidelity_phases", int64_t{1});
   EXPECT_FALSE(check_accumulation(lofi, {a, b}, r, r, DType::BF16).has_value());
+}
+
+// A conv2d element is held to its own patch's bound: padding left out, its
+// group's channels only (the magnitude is computed on demand for elements
+// past the rounding term, so this pins that element's indexing).
+TEST(AccumulationBound, AConvElementIsHeldToItsOwnPatchAndFilter) {
+  constexpr int64_t kChannels = 4, kOut = 6, kSide = 5, kGroups = 2;
+  Tensor x(DType::F32, {1, kChannels, kSide, kSide});
+  Tensor w(DType::F32, {kOut, kChannels / kGroups, 3, 3});
+  Rng rng(11);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = round_to_bf16(static_cast<float>(rng.normal()));
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = round_to_bf16(static_cast<float>(rng.normal()));
+  DeviceInstr conv;
+  conv.kind = OpKind::Conv2d;
+  conv.attrs.set("groups", kGroups);
+  conv.attrs.set("padding", std::vector<int64_t>{1, 1});
+  const Tensor r = runtime::run_reference_op(Op{OpKind::Conv2d, {}, kNoValue, conv.attrs}, {x, w});
+  // Output channel 4 (group 1) at the top-left corner: rows/columns -1 are padding.
+  const int64_t oc = 4, element = oc * kSide * kSide;
+  double l1 = 0, l2 = 0, linf = 0, f1 = 0, f2 = 0, finf = 0;
+  for (int64_t c = 0; c < kChannels / kGroups; ++c) {
+    for (int64_t ih = 0; ih < 2; ++ih) {
+      for (int64_t iw = 0; iw < 2; ++iw) {
+        const double a = std::fabs(x.data<float>()[((kChannels / kGroups + c) * kSide + ih) * kSide + iw]);
+        l1 += a, l2 += a * a, linf = std::max(linf, a);
+      }
+    }
+  }
+  for (int64_t i = 0; i < w.numel() / kOut; ++i) {
+    const double b = std::fabs(w.data<float>()[oc * (w.numel() / kOut) + i]);
+    f1 += b, f2 += b * b, finf = std::max(finf, b);
+  }
+  const double magnitude = std::min({std::sqrt(l2) * std::sqrt(f2), l1 * finf, linf * f1});
+  // An f32 result: its rounding term is far below the magnitude's.
+  const AccumulationBound bound(18, DType::F32);
+  for (const double share : {0.9, 1.1}) {
+    Tensor device = r.clone();
+    const double ref = r.data<float>()[element];
+    device.data<float>()[element] = static_cast<float>(ref + share * bound(ref, magnitude));
+    const std::optional<AccumulationCheck> c = check_accumulation(conv, {x, w}, device, r, DType::F32);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->k, 18);
+    EXPECT_EQ(c->worst_element, element);
+    EXPECT_NEAR(c->worst_ratio, share, 0.05) << "share " << share;
+  }
 }
 
 }  // namespace
