@@ -1,4 +1,4 @@
-// PCC / atol / allclose / rel-L2 in f64 in one read of both tensors (fixed
+// PCC / atol / allclose / rel-L2 in f64 in one pass over both tensors (fixed
 // chunks and lanes, so deterministic; f64 tensors exactly in f64, integer
 // equality on the stored values), and the verdict from the enabled checks.
 #include "comparators/metrics.h"
@@ -21,8 +21,7 @@ namespace meshtest::comparators {
 
 namespace {
 
-// Elements per chunk: a chunk's pair (512 KiB of f32) stays in L2 for its
-// second, centred pass, so DRAM is read once.
+// Elements per chunk (a task of the parallel scan).
 constexpr int64_t kChunk = 1 << 16;
 // Accumulator lanes. Fixed in the source (element i always adds into lane
 // i % kLanes), so the sums, and every figure, are the same whatever vector
@@ -45,20 +44,28 @@ struct Tolerance {
   double rtol, atol;
 };
 
-// Both passes over one chunk. A NaN or inf anywhere makes the sums
-// non-finite (finite f32 squares cannot overflow an f64 sum), which the
-// caller turns into a precise count; nothing here branches per element.
+// One pass over one chunk. Sums are taken of each side's deviations from
+// the chunk's first element (a shift that keeps the centred sums exact to a
+// relative 2^-53 * n, since that element's own deviation is within sqrt(n)
+// standard deviations), and centred at the end. A NaN or inf anywhere makes
+// the sums non-finite (finite f32 squares cannot overflow an f64 sum), which
+// the caller turns into a precise count; nothing here branches per element.
 template <typename T>
 ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
-  double sum_d[kLanes] = {}, sum_g[kLanes] = {}, sq_diff[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {};
-  double max_abs[kLanes] = {};
+  const double shift_d = static_cast<double>(d[0]), shift_g = static_cast<double>(g[0]);
+  double sum_d[kLanes] = {}, sum_g[kLanes] = {}, m2_d[kLanes] = {}, m2_g[kLanes] = {}, c_dg[kLanes] = {};
+  double sq_diff[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {}, max_abs[kLanes] = {};
   // Counts as doubles (exact below 2^53): int64 lanes keep the loop scalar.
   double not_close[kLanes] = {}, not_equal[kLanes] = {};
-  auto first = [&](int l, double a, double b) {
+  auto add = [&](int l, double a, double b) {
     const double diff = a - b;
     const double abs_diff = std::fabs(diff);
-    sum_d[l] += a;
-    sum_g[l] += b;
+    const double da = a - shift_d, db = b - shift_g;
+    sum_d[l] += da;
+    sum_g[l] += db;
+    m2_d[l] += da * da;
+    m2_g[l] += db * db;
+    c_dg[l] += da * db;
     sq_diff[l] += diff * diff;
     sq_d[l] += a * a;
     sq_g[l] += b * b;
@@ -68,16 +75,19 @@ ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
   };
   const int64_t whole = n / kLanes * kLanes;
   for (int64_t i = 0; i < whole; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) first(l, static_cast<double>(d[i + l]), static_cast<double>(g[i + l]));
+    for (int l = 0; l < kLanes; ++l) add(l, static_cast<double>(d[i + l]), static_cast<double>(g[i + l]));
   }
-  for (int64_t i = whole; i < n; ++i) first(static_cast<int>(i - whole), static_cast<double>(d[i]), static_cast<double>(g[i]));
+  for (int64_t i = whole; i < n; ++i) add(static_cast<int>(i - whole), static_cast<double>(d[i]), static_cast<double>(g[i]));
 
   ChunkStats s;
   s.n = n;
-  double total_d = 0, total_g = 0;
+  double shifted_d = 0, shifted_g = 0, shifted_dd = 0, shifted_gg = 0, shifted_dg = 0;
   for (int l = 0; l < kLanes; ++l) {
-    total_d += sum_d[l];
-    total_g += sum_g[l];
+    shifted_d += sum_d[l];
+    shifted_g += sum_g[l];
+    shifted_dd += m2_d[l];
+    shifted_gg += m2_g[l];
+    shifted_dg += c_dg[l];
     s.sq_diff += sq_diff[l];
     s.sq_d += sq_d[l];
     s.sq_g += sq_g[l];
@@ -85,26 +95,13 @@ ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
     s.not_close += static_cast<int64_t>(not_close[l]);
     s.not_equal += static_cast<int64_t>(not_equal[l]);
   }
-  s.mean_d = total_d / static_cast<double>(n);
-  s.mean_g = total_g / static_cast<double>(n);
-
-  double m2_d[kLanes] = {}, m2_g[kLanes] = {}, c_dg[kLanes] = {};
-  auto centred = [&](int l, double a, double b) {
-    a -= s.mean_d;
-    b -= s.mean_g;
-    m2_d[l] += a * a;
-    m2_g[l] += b * b;
-    c_dg[l] += a * b;
-  };
-  for (int64_t i = 0; i < whole; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) centred(l, static_cast<double>(d[i + l]), static_cast<double>(g[i + l]));
-  }
-  for (int64_t i = whole; i < n; ++i) centred(static_cast<int>(i - whole), static_cast<double>(d[i]), static_cast<double>(g[i]));
-  for (int l = 0; l < kLanes; ++l) {
-    s.m2_d += m2_d[l];
-    s.m2_g += m2_g[l];
-    s.c_dg += c_dg[l];
-  }
+  const double count = static_cast<double>(n);
+  const double offset_d = shifted_d / count, offset_g = shifted_g / count;
+  s.mean_d = shift_d + offset_d;
+  s.mean_g = shift_g + offset_g;
+  s.m2_d = std::max(0.0, shifted_dd - shifted_d * offset_d);
+  s.m2_g = std::max(0.0, shifted_gg - shifted_g * offset_g);
+  s.c_dg = shifted_dg - shifted_d * offset_g;
   return s;
 }
 

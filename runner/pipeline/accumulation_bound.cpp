@@ -257,8 +257,10 @@ std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, co
   // upper bound of its ratio, exact enough where it is at most 1 (the
   // element is within the bound whatever its magnitude). Branch-free in
   // lanes per chunk, so it vectorizes; a NaN ratio is past.
-  auto rounding_ratio = [&](int64_t i) {
-    return std::fabs(static_cast<double>(d[i]) - static_cast<double>(r[i])) / bound_of(r[i], 0.0);
+  const double u_out = unit_roundoff(result_dtype), floor = bound_of(0.0, 0.0);
+  auto rounding_ratio = [d, r, u_out, floor](int64_t i) {
+    const double ri = static_cast<double>(r[i]);
+    return std::fabs(static_cast<double>(d[i]) - ri) / (u_out * std::fabs(ri) + floor);
   };
   constexpr int64_t kChunk = 4096;
   const int64_t n = reference.numel();
@@ -268,28 +270,27 @@ std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, co
   parallel_ranges(chunks, 4, [&](int64_t first_chunk, int64_t last_chunk) {
     for (int64_t c = first_chunk; c < last_chunk; ++c) {
       const int64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+      // Each lane's worst ratio and its element (the first of equals).
       constexpr int kLanes = 8;
       double lane_max[kLanes] = {};
+      int64_t lane_at[kLanes];
+      for (int l = 0; l < kLanes; ++l) lane_at[l] = -1;
       int64_t i = begin;
       for (; i + kLanes <= end; i += kLanes) {
         for (int l = 0; l < kLanes; ++l) {
           const double x = rounding_ratio(i + l);
-          lane_max[l] = !(x <= lane_max[l]) ? x : lane_max[l];
+          const bool worse = !(x <= lane_max[l]);
+          lane_max[l] = worse ? x : lane_max[l];
+          lane_at[l] = worse ? i + l : lane_at[l];
         }
       }
-      double chunk_max = 0.0;
-      for (; i < end; ++i) {
-        const double x = rounding_ratio(i);
-        chunk_max = !(x <= chunk_max) ? x : chunk_max;
-      }
-      for (double m : lane_max) chunk_max = !(m <= chunk_max) ? m : chunk_max;
       Worst& w = within[static_cast<size_t>(c)];
-      if (chunk_max <= 1.0) {  // the common case: its worst element only
-        for (i = begin; i < end && w.element < 0; ++i) {
-          if (rounding_ratio(i) == chunk_max) w.take(chunk_max, i);
-        }
-        continue;
+      for (int l = 0; l < kLanes; ++l) {
+        if (lane_at[l] >= 0) w.take(lane_max[l], lane_at[l]);
       }
+      for (; i < end; ++i) w.take(rounding_ratio(i), i);
+      if (!(w.ratio > 1.0) && !std::isnan(w.ratio)) continue;  // the common case: every element within
+      w = Worst{};
       for (i = begin; i < end; ++i) {
         const double x = rounding_ratio(i);
         if (x <= 1.0) {
