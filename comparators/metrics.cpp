@@ -37,6 +37,7 @@ struct ChunkStats {
   double m2_d = 0, m2_g = 0, c_dg = 0;  // sums of squared / cross deviations from the means
   double sq_diff = 0, sq_g = 0, sq_d = 0;
   double max_abs = 0;
+  double max_g = 0;  // largest |golden|
   int64_t not_close = 0, not_equal = 0;
 };
 
@@ -54,7 +55,7 @@ template <typename T>
 ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
   const double shift_d = static_cast<double>(d[0]), shift_g = static_cast<double>(g[0]);
   double sum_d[kLanes] = {}, sum_g[kLanes] = {}, m2_d[kLanes] = {}, m2_g[kLanes] = {}, c_dg[kLanes] = {};
-  double sq_diff[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {}, max_abs[kLanes] = {};
+  double sq_diff[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {}, max_abs[kLanes] = {}, max_g[kLanes] = {};
   // Counts as doubles (exact below 2^53): int64 lanes keep the loop scalar.
   double not_close[kLanes] = {}, not_equal[kLanes] = {};
   auto add = [&](int l, double a, double b) {
@@ -70,6 +71,7 @@ ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
     sq_d[l] += a * a;
     sq_g[l] += b * b;
     max_abs[l] = max_abs[l] < abs_diff ? abs_diff : max_abs[l];
+    max_g[l] = max_g[l] < std::fabs(b) ? std::fabs(b) : max_g[l];
     not_close[l] += !(abs_diff <= tol.atol + tol.rtol * std::fabs(b)) ? 1.0 : 0.0;
     not_equal[l] += a != b ? 1.0 : 0.0;
   };
@@ -92,6 +94,7 @@ ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
     s.sq_d += sq_d[l];
     s.sq_g += sq_g[l];
     s.max_abs = std::max(s.max_abs, max_abs[l]);
+    s.max_g = std::max(s.max_g, max_g[l]);
     s.not_close += static_cast<int64_t>(not_close[l]);
     s.not_equal += static_cast<int64_t>(not_equal[l]);
   }
@@ -124,6 +127,7 @@ void merge(ChunkStats& a, const ChunkStats& b) {
   a.sq_d += b.sq_d;
   a.sq_g += b.sq_g;
   a.max_abs = std::max(a.max_abs, b.max_abs);
+  a.max_g = std::max(a.max_g, b.max_g);
   a.not_close += b.not_close;
   a.not_equal += b.not_equal;
 }
@@ -346,26 +350,25 @@ double l2_norm(const Tensor& t) {
   return std::sqrt(total);
 }
 
-Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference) {
+namespace {
+
+void require_f32_pair(const Tensor& device, const Tensor& reference) {
   if (device.shape() != reference.shape() || device.dtype() != DType::F32 || reference.dtype() != DType::F32) {
     throw Error("bf16_ulp_stats: needs two f32 tensors of one shape");
   }
-  const float* d = device.data<float>();
-  const float* r = reference.data<float>();
-  const int64_t n = reference.numel();
+}
+
+// The errors' figures of two finite tensors whose reference's largest
+// magnitude is `largest`.
+Bf16UlpStats ulp_stats_of_finite(const float* d, const float* r, int64_t n, double largest) {
   Bf16UlpStats stats;
-  const UlpScan first = ulp_scan(n, [&](int64_t begin, int64_t end) { return finite_and_largest(d, r, begin, end); });
-  if (!first.finite) {
-    stats.max = stats.mean_abs = std::numeric_limits<double>::infinity();
-    return stats;
-  }
-  if (first.largest == 0.0) {  // every reference element is 0: any other device value is infinitely off
+  if (largest == 0.0) {  // every reference element is 0: any other device value is infinitely off
     for (int64_t i = 0; i < n; ++i) {
       if (d[i] != 0.0f) stats.max = std::numeric_limits<double>::infinity();
     }
     return stats;
   }
-  const double floor = first.largest * 0x1p-16;
+  const double floor = largest * 0x1p-16;
   const UlpScan errors = ulp_scan(n, [&](int64_t begin, int64_t end) { return ulp_errors(d, r, floor, begin, end); });
   stats.max = errors.largest;
   stats.counted = errors.counted;
@@ -374,6 +377,30 @@ Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference) {
     stats.bias = errors.sum_bias / static_cast<double>(errors.counted);
   }
   return stats;
+}
+
+Bf16UlpStats not_finite_stats() {
+  Bf16UlpStats stats;
+  stats.max = stats.mean_abs = std::numeric_limits<double>::infinity();
+  return stats;
+}
+
+}  // namespace
+
+Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference) {
+  require_f32_pair(device, reference);
+  const float* d = device.data<float>();
+  const float* r = reference.data<float>();
+  const int64_t n = reference.numel();
+  const UlpScan first = ulp_scan(n, [&](int64_t begin, int64_t end) { return finite_and_largest(d, r, begin, end); });
+  if (!first.finite) return not_finite_stats();
+  return ulp_stats_of_finite(d, r, n, first.largest);
+}
+
+Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference, const OutputMetrics& compared) {
+  require_f32_pair(device, reference);
+  if (!compared.finite) return not_finite_stats();
+  return ulp_stats_of_finite(device.data<float>(), reference.data<float>(), reference.numel(), compared.golden_max_abs);
 }
 
 double max_bf16_ulp_error(const Tensor& device, const Tensor& reference) {
@@ -412,6 +439,7 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
   }
   m.atol = total.max_abs;
   m.golden_l2 = std::sqrt(total.sq_g);
+  m.golden_max_abs = total.max_g;
   m.error_l2 = std::sqrt(total.sq_diff);
   m.rel_l2 = total.sq_g > 0 ? std::sqrt(total.sq_diff / total.sq_g) : (total.sq_diff > 0 ? INFINITY : 0.0);
   m.norm_ratio = total.sq_g > 0 ? std::sqrt(total.sq_d / total.sq_g) : (total.sq_d > 0 ? INFINITY : 1.0);

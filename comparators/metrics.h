@@ -67,6 +67,7 @@ struct OutputMetrics {
   double norm_ratio = 1.0;  // ||device|| / ||golden||
   double golden_l2 = 0.0;   // ||golden||
   double error_l2 = 0.0;    // ||device - golden||
+  double golden_max_abs = 0.0;  // max |golden| (when finite)
   bool allclose = false;
   bool equal = false;
   bool finite = true;
@@ -127,6 +128,9 @@ struct Bf16UlpStats {
   int64_t counted = 0;    // elements the means are over
 };
 Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference);
+// The same for a pair compare_tensors has just compared (`compared`): its
+// finiteness and largest |reference| spare a pass over both.
+Bf16UlpStats bf16_ulp_stats(const Tensor& device, const Tensor& reference, const OutputMetrics& compared);
 
 // Every output compared, the case verdict and its summary figures.
 Verdict compare_outputs(const std::vector<std::string>& names, const std::vector<Tensor>& device,

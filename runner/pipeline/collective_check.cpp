@@ -86,7 +86,7 @@ OpGoldenRow check_chip(const CollectiveToCheck& c, int64_t chip, const OpThresho
   try {
     const Tensor reference = reference_for(c, chip);
     const Tensor device = result.to(DType::F32);
-    record_comparison(device, reference, thresholds, row);
+    const comparators::OutputMetrics compared = record_comparison(device, reference, thresholds, row);
     if (c.instr->kind != OpKind::AllReduce && c.instr->kind != OpKind::ReduceScatter) {  // data movement: exact
       if (row.status == "checked" && std::isfinite(row.atol) && !row.equal) {
         flag_row(row, "differs from the blocks of its group's operands it should hold");
@@ -94,7 +94,7 @@ OpGoldenRow check_chip(const CollectiveToCheck& c, int64_t chip, const OpThresho
       return row;
     }
     if (result.dtype() == DType::BF16 && device.shape() == reference.shape()) {
-      judge_rounding(device, reference, thresholds, /*judge_spread=*/true, /*judge_bias=*/true, row);
+      judge_rounding(device, reference, compared, thresholds, /*judge_spread=*/true, /*judge_bias=*/true, row);
     }
   } catch (const std::exception& e) {
     row.status = "error";

@@ -96,12 +96,12 @@ std::optional<Tensor> composite_reference(const DeviceInstr& instr, const std::v
 // The figures of a checked op (status "checked").
 void compare(const OpToCheck& op, const std::vector<Tensor>& operands, const Tensor& result, const Tensor& reference,
              const OpThresholds& thresholds, OpGoldenRow& row) {
-  record_comparison(result, reference, thresholds, row);
+  const comparators::OutputMetrics compared = record_comparison(result, reference, thresholds, row);
   const DeviceInstr& instr = *op.instr;
   const bool same_shape = result.shape() == reference.shape();
   if (rounds_once(instr.kind) && op.result.dtype() == DType::BF16 && same_shape) {
     const bool judge_bias = is_normalization(instr.kind);
-    judge_rounding(result, reference, thresholds, judge_bias || continuous_elementwise(instr.kind), judge_bias, row);
+    judge_rounding(result, reference, compared, thresholds, judge_bias || continuous_elementwise(instr.kind), judge_bias, row);
   }
   if (!thresholds.accumulation_bound || !same_shape) return;
   const std::optional<AccumulationCheck> acc =
@@ -126,8 +126,8 @@ void flag_row(OpGoldenRow& row, const std::string& note) {
   row.past = true;
 }
 
-void record_comparison(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds,
-                       OpGoldenRow& row) {
+comparators::OutputMetrics record_comparison(const Tensor& device, const Tensor& reference,
+                                             const OpThresholds& thresholds, OpGoldenRow& row) {
   comparators::ComparisonConfig config;
   config.required_pcc = thresholds.required_pcc;
   config.scale_tolerance = thresholds.scale_tolerance;
@@ -139,11 +139,12 @@ void record_comparison(const Tensor& device, const Tensor& reference, const OpTh
   row.equal = m.finite && m.equal;
   row.past = !m.passed;
   row.note = m.failure;
+  return m;
 }
 
-void judge_rounding(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds, bool judge_spread,
-                    bool judge_bias, OpGoldenRow& row) {
-  const comparators::Bf16UlpStats ulp = comparators::bf16_ulp_stats(device, reference);
+void judge_rounding(const Tensor& device, const Tensor& reference, const comparators::OutputMetrics& compared,
+                    const OpThresholds& thresholds, bool judge_spread, bool judge_bias, OpGoldenRow& row) {
+  const comparators::Bf16UlpStats ulp = comparators::bf16_ulp_stats(device, reference, compared);
   row.max_ulp = ulp.max;
   row.ulp_mean_abs = ulp.mean_abs;
   row.ulp_bias = ulp.bias;

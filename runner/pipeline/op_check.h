@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "comparators/metrics.h"
 #include "core/device_program.h"
 #include "core/tensor.h"
 
@@ -59,12 +60,14 @@ OpGoldenRow check_op(const OpToCheck& op, const OpThresholds& thresholds, Conver
 // Pieces of a row, shared with the collectives' check (collective_check.h);
 // device and reference are f32 of one shape.
 // Status "checked", PCC, atol, norm ratio and whether the two are equal,
-// past when the per-op PCC or scale thresholds fail.
-void record_comparison(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds, OpGoldenRow& row);
+// past when the per-op PCC or scale thresholds fail; returns the
+// comparison's figures (judge_rounding takes them).
+comparators::OutputMetrics record_comparison(const Tensor& device, const Tensor& reference,
+                                             const OpThresholds& thresholds, OpGoldenRow& row);
 // A bf16 result rounded once: its ulp figures, held to max_ulp and, with
 // judge_spread, to ulp_spread_failure (its bias too with judge_bias).
-void judge_rounding(const Tensor& device, const Tensor& reference, const OpThresholds& thresholds, bool judge_spread,
-                    bool judge_bias, OpGoldenRow& row);
+void judge_rounding(const Tensor& device, const Tensor& reference, const comparators::OutputMetrics& compared,
+                    const OpThresholds& thresholds, bool judge_spread, bool judge_bias, OpGoldenRow& row);
 // Adds `note` to the row's and marks it past its thresholds.
 void flag_row(OpGoldenRow& row, const std::string& note);
 

@@ -331,4 +331,25 @@ TEST(BfloatUlp, StatisticsSeeABiasAndAddedNoiseThatTheMaximumCannot) {
   EXPECT_TRUE(std::isinf(bf16_ulp_stats(t({std::nanf("")}), t({1.0f})).mean_abs));
 }
 
+// The ulp figures of a pair just compared (its finiteness and largest
+// |reference| from compare_tensors) are those of the pair read afresh.
+TEST(BfloatUlp, FiguresFromAComparisonAreThoseReadAfresh) {
+  std::vector<float> reference, device;
+  for (int i = 0; i < 5000; ++i) {
+    const float v = 3.0f * std::sin(0.29f * static_cast<float>(i)) - (i == 4321 ? 40.0f : 0.0f);
+    reference.push_back(v);
+    device.push_back(round_to_bf16(v * 1.002f));
+  }
+  const std::vector<std::pair<std::vector<float>, std::vector<float>>> pairs{
+      {device, reference}, {{0.0f, 1.0f}, {0.0f, 0.0f}}, {{1.0f, std::nanf("")}, {1.0f, 2.0f}}, {{}, {}}};
+  for (const auto& [d, r] : pairs) {
+    const OutputMetrics compared = compare_tensors("x", t(d), t(r), ComparisonConfig{});
+    const Bf16UlpStats afresh = bf16_ulp_stats(t(d), t(r)), reused = bf16_ulp_stats(t(d), t(r), compared);
+    EXPECT_EQ(afresh.max, reused.max) << d.size() << " elements";
+    EXPECT_EQ(afresh.mean_abs, reused.mean_abs);
+    EXPECT_EQ(afresh.bias, reused.bias);
+    EXPECT_EQ(afresh.counted, reused.counted);
+  }
+}
+
 }  // namespace meshtest::comparators
