@@ -18,7 +18,7 @@ namespace {
 // out[i] = f(x[i]) in the operand's own type T (float for f32, double for f64).
 template <class T, class F>
 Tensor map_unary(const Tensor& x, F f) {
-  Tensor out(x.dtype(), x.shape());
+  Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
   const T* in = static_cast<const T*>(x.raw_data());
   T* o = static_cast<T*>(out.raw_data());
   parallel_ranges(x.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
@@ -36,7 +36,7 @@ T sigmoid(T v) {
 template <class T, class F>
 Tensor broadcast_binary(const Tensor& a, const Tensor& b, F f) {
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
-  Tensor out(a.dtype(), shape);
+  Tensor out = Tensor::uninitialized(a.dtype(), shape);  // every element written
   const T* pa = static_cast<const T*>(a.raw_data());
   const T* pb = static_cast<const T*>(b.raw_data());
   T* po = static_cast<T*>(out.raw_data());

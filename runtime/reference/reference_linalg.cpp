@@ -148,7 +148,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape out_shape = batch;
   out_shape.push_back(m);
   out_shape.push_back(n);
-  Tensor out(DType::F32, out_shape);
+  Tensor out = Tensor::uninitialized(DType::F32, out_shape);  // every element written
   const float* pa = a.data<float>();
   const float* pb = b.data<float>();
   float* po = out.data<float>();
@@ -176,7 +176,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
   const int64_t m = k == 0 ? shape_numel(Shape(x.shape().begin(), x.shape().end() - 1)) : x.numel() / k;
   Shape out_shape = x.shape();
   out_shape.back() = n;
-  Tensor out(DType::F32, out_shape);
+  Tensor out = Tensor::uninitialized(DType::F32, out_shape);  // every element written
   gemm(x.data<float>(), k, w.data<float>(), k, true, out.data<float>(), n, m, n, k);
   if (bias != nullptr) {
     require_f32(*bias, "linear bias");
@@ -226,7 +226,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs&
   const int64_t groups = g.groups;
   const int64_t batch = x.dim(0), channels = x.dim(1), out_channels = w.dim(0);
 
-  Tensor out(DType::F32, {batch, out_channels, g.out_h, g.out_w});
+  Tensor out = Tensor::uninitialized(DType::F32, {batch, out_channels, g.out_h, g.out_w});  // every element written
   const int64_t group_out = out_channels / groups;
   const int64_t kdim = g.channels * g.kh * g.kw;
   const int64_t plane = g.out_h * g.out_w;
