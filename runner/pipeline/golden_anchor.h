@@ -149,6 +149,15 @@ class GoldenAnchor {
   std::vector<AnchorRow> rows_;
 };
 
+// A converted weight against the golden's (bf16 or bfp8_b `dtype`; `device`
+// as the device holds it, or decoded to f32; `golden` f32): the worst
+// element's error over what the conversion may lose, and the norm ratio.
+struct ConvertedWeightFigures {
+  double worst_ratio = 0.0;
+  double norm_ratio = 1.0;
+};
+ConvertedWeightFigures converted_weight_figures(const Tensor& device, DType dtype, const Tensor& golden);
+
 // "op #12 layer_norm in bert.encoder.layer.0.attention.output.LayerNorm
 // (device op 40, bf16[1,128,128]): rel_l2 0.21, pcc 0.98, scale 1.19".
 std::string describe_anchor_row(const AnchorRow& row);

@@ -3,9 +3,13 @@
 // bound; a fuse pass that hands layer_norm the wrong operands (each device op
 // still agrees with the reference on its own operands) fails at the fused
 // layer_norm, named with its layer; a bfp8_b encoder that truncates fails the
-// weight it encoded; a mesh is not compared.
+// weight it encoded (a truncated bf16 weight is past its bound); a mesh is not
+// compared.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "core/dtype.h"
 #include "core/graph_builder.h"
 #include "core/mutation.h"
 #include "core/rng.h"
@@ -83,6 +87,36 @@ TEST(GoldenAnchor, ATruncatingBfp8EncoderFailsTheWeight) {
   const AnchorReport report = run_anchored(graph, DType::BFP8_B);
   EXPECT_NE(report.failure.find("weight 'fc.weight' as the device holds it (bfp8_b)"), std::string::npos)
       << report.failure;
+}
+
+// A bf16 weight converted by truncation (up to a whole ulp off, twice the
+// allowed half) is past its bound and rounding to nearest is within it,
+// whether the values truncation moves are ordinary or too small for the
+// check's f32 lanes (nonzero below 2^-119: read in f64), over a length no
+// lane count divides.
+TEST(GoldenAnchor, ATruncatedBf16WeightIsPastWithOrWithoutTinyValues) {
+  for (const bool tiny : {false, true}) {
+    Tensor golden(DType::F32, {1000, 37});
+    Tensor truncated(DType::BF16, golden.shape()), rounded(DType::BF16, golden.shape());
+    for (int64_t i = 0; i < golden.numel(); ++i) {
+      // bf16 values, but for every 97th: off a bf16 value, and tiny in the second round.
+      float v = (i % 2 ? -1.0f : 1.0f) * (1.0f + 0x1p-7f * static_cast<float>(i % 100));
+      if (i % 97 == 0) v = (tiny ? 0x1p-122f : 1.0f) * (1.0f + 0x1p-9f * static_cast<float>(i % 200) + 0x1p-20f);
+      golden.data<float>()[i] = v;
+      uint32_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      truncated.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
+      const float nearest = round_to_bf16(v);
+      std::memcpy(&bits, &nearest, sizeof bits);
+      rounded.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
+    }
+    const ConvertedWeightFigures past = converted_weight_figures(truncated, DType::BF16, golden);
+    EXPECT_GT(past.worst_ratio, 1.5) << "tiny " << tiny;
+    EXPECT_LT(past.worst_ratio, 2.0) << "tiny " << tiny;
+    const ConvertedWeightFigures within = converted_weight_figures(rounded, DType::BF16, golden);
+    EXPECT_LE(within.worst_ratio, 1.0) << "tiny " << tiny;
+    EXPECT_NEAR(within.norm_ratio, 1.0, 1e-3);
+  }
 }
 
 TEST(GoldenAnchor, CancellingValuesAreMeasuredAgainstTheirOperands) {
