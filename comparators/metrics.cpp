@@ -146,6 +146,31 @@ ChunkStats scan(const T* d, const T* g, int64_t n, Tolerance tol) {
   return total;
 }
 
+// A bf16 device result (its bits) beside an f32 golden: each chunk widened
+// to f32 a cache-sized block at a time (no f32 copy of the result) and
+// scanned as f32 pairs, the blocks merged in order.
+ChunkStats scan_bf16(const uint16_t* d, const float* g, int64_t n, Tolerance tol) {
+  constexpr int64_t kBlock = 4096;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<ChunkStats> parts(static_cast<size_t>(chunks));
+  tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
+    float block[kBlock];
+    ChunkStats part;
+    for (int64_t begin = c * kChunk, end = std::min(n, begin + kChunk); begin < end; begin += kBlock) {
+      const int64_t count = std::min(kBlock, end - begin);
+      for (int64_t i = 0; i < count; ++i) {
+        const uint32_t bits = static_cast<uint32_t>(d[begin + i]) << 16;
+        std::memcpy(&block[i], &bits, sizeof(float));
+      }
+      merge(part, scan_chunk(block, g + begin, count, tol));
+    }
+    parts[static_cast<size_t>(c)] = part;
+  });
+  ChunkStats total;
+  for (const ChunkStats& p : parts) merge(total, p);
+  return total;
+}
+
 std::vector<double> widened(const Tensor& t) {
   if (t.dtype() == DType::BFP8_B || t.dtype() == DType::F32) {
     const std::vector<float> f = t.to_f32_vector();
@@ -170,8 +195,9 @@ int64_t count_unequal_integers(const Tensor& device, const Tensor& golden) {
   return unequal;
 }
 
-// f32 and f64 pairs are read in place (no copy of a 10^8-element output);
-// any other dtype is widened to f64 once. Equality of two integer tensors of
+// f32 and f64 pairs, and a bf16 device beside an f32 golden, are read in
+// place (no copy of a 10^8-element output); any other dtype is widened to
+// f64 once. Equality of two integer tensors of
 // one dtype is counted on their stored values.
 ChunkStats scan(const Tensor& device, const Tensor& golden, Tolerance tol) {
   if (device.dtype() == DType::F32 && golden.dtype() == DType::F32) {
@@ -179,6 +205,9 @@ ChunkStats scan(const Tensor& device, const Tensor& golden, Tolerance tol) {
   }
   if (device.dtype() == DType::F64 && golden.dtype() == DType::F64) {
     return scan(device.data<double>(), golden.data<double>(), device.numel(), tol);
+  }
+  if (device.dtype() == DType::BF16 && golden.dtype() == DType::F32) {
+    return scan_bf16(static_cast<const uint16_t*>(device.raw_data()), golden.data<float>(), device.numel(), tol);
   }
   const std::vector<double> d = widened(device), g = widened(golden);
   ChunkStats stats = scan(d.data(), g.data(), device.numel(), tol);

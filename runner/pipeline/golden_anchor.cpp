@@ -265,6 +265,7 @@ ConvertedWeightFigures converted_weight_figures(const Tensor& device, DType dtyp
     device_norm = norm(values);
   }
   figures.norm_ratio = golden_norm > 0.0 ? device_norm / golden_norm : 1.0;
+  figures.golden_norm = golden_norm;
   return figures;
 }
 
@@ -278,6 +279,7 @@ void GoldenAnchor::check_weight(const std::string& name, DType dtype, const Tens
   row.name = name;
   row.dtype = std::string(dtype_name(dtype));
   const ConvertedWeightFigures figures = converted_weight_figures(device, dtype, golden);
+  weight_norms_[p->value] = figures.golden_norm;
   row.worst_ratio = figures.worst_ratio;
   row.norm_ratio = figures.norm_ratio;
   row.past = !(row.worst_ratio <= kConversionSlack) || !(std::abs(row.norm_ratio - 1.0) <= kWeightNormBound);
@@ -324,7 +326,10 @@ void GoldenAnchor::compare_value(const Op& op, const std::vector<Tensor>& operan
   for (size_t i = 0; i < op.inputs.size() && i < operands.size(); ++i) {
     auto m = magnitudes_.find(op.inputs[i]);
     if (m == magnitudes_.end()) {  // a parameter (or an integer value: no error of its own)
-      const double n = is_floating(operands[i].dtype()) ? norm(operands[i]) : 0.0;
+      const auto checked = weight_norms_.find(op.inputs[i]);  // its norm found when its conversion was checked
+      const double n = checked != weight_norms_.end()         ? checked->second
+                       : is_floating(operands[i].dtype()) ? norm(operands[i])
+                                                          : 0.0;
       m = magnitudes_.emplace(op.inputs[i], Magnitude{n, n, operands[i].numel()}).first;
     }
     in.push_back(m->second);
@@ -343,7 +348,8 @@ void GoldenAnchor::compare_value(const Op& op, const std::vector<Tensor>& operan
   }
   const Kept& k = it->second;
   const comparators::OutputMetrics m =
-      comparators::compare_tensors(k.origin, k.result.to(DType::F32), result.to(DType::F32), {});
+      comparators::compare_tensors(k.origin, k.result.dtype() == DType::BF16 ? k.result : k.result.to(DType::F32),
+                                   result.to(DType::F32), {});  // a bf16 value is read as it is kept
   Magnitude out{m.golden_l2, 0.0, result.numel()};
   out.scale = value_scale(op.kind, in, out);
   magnitudes_[op.output] = out;
@@ -390,6 +396,7 @@ AnchorReport GoldenAnchor::report() {
   report.rows = std::move(rows_);
   kept_.clear();
   magnitudes_.clear();
+  weight_norms_.clear();
   errors_.clear();
   if (mesh_) {
     report.note = "a mesh: the per-chip graphs have no golden values (one-chip cases only)";

@@ -145,6 +145,7 @@ class GoldenAnchor {
   // The watched run's state: every float value's magnitude, the rel_l2 of
   // each value compared, the rows so far.
   std::map<ValueId, AnchorMagnitude> magnitudes_;
+  std::map<ValueId, double> weight_norms_;  // the golden's norm of each weight whose conversion was checked
   std::map<ValueId, double> errors_;
   std::vector<AnchorRow> rows_;
 };
@@ -155,6 +156,7 @@ class GoldenAnchor {
 struct ConvertedWeightFigures {
   double worst_ratio = 0.0;
   double norm_ratio = 1.0;
+  double golden_norm = 0.0;  // ||golden||
 };
 ConvertedWeightFigures converted_weight_figures(const Tensor& device, DType dtype, const Tensor& golden);
 

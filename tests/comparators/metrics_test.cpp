@@ -331,6 +331,27 @@ TEST(BfloatUlp, StatisticsSeeABiasAndAddedNoiseThatTheMaximumCannot) {
   EXPECT_TRUE(std::isinf(bf16_ulp_stats(t({std::nanf("")}), t({1.0f})).mean_abs));
 }
 
+// A bf16 device result beside an f32 golden (read as its bits, a block at a
+// time) compares as its f32 form does (to the last bits of the f64 sums'
+// order), NaN included.
+TEST(CompareTensors, ABf16DeviceResultComparesAsItsF32Form) {
+  Tensor golden(DType::F32, {3, 70001});
+  for (int64_t i = 0; i < golden.numel(); ++i) golden.data<float>()[i] = std::cos(0.013f * static_cast<float>(i)) + 2.0f;
+  Tensor device = golden.to(DType::BF16);
+  for (const bool nan : {false, true}) {
+    if (nan) device.data<uint16_t>()[5] = 0x7fc0;
+    const OutputMetrics direct = compare_tensors("y", device, golden, ComparisonConfig{});
+    const OutputMetrics widened = compare_tensors("y", device.to(DType::F32), golden, ComparisonConfig{});
+    EXPECT_NEAR(direct.pcc, widened.pcc, 1e-12);
+    EXPECT_EQ(direct.atol, widened.atol);
+    EXPECT_NEAR(direct.norm_ratio, widened.norm_ratio, 1e-12);
+    EXPECT_EQ(direct.allclose, widened.allclose);
+    EXPECT_EQ(direct.passed, widened.passed);
+    EXPECT_EQ(direct.failure, widened.failure);
+    EXPECT_EQ(direct.finite, !nan);
+  }
+}
+
 // The ulp figures of a pair just compared (its finiteness and largest
 // |reference| from compare_tensors) are those of the pair read afresh.
 TEST(BfloatUlp, FiguresFromAComparisonAreThoseReadAfresh) {
