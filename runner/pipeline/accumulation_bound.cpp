@@ -58,6 +58,16 @@ Norms norms_of(const float* p, int64_t k) {
   return n;
 }
 
+// Norms of row `row` (k elements) of a row-major f32 or bf16 matrix.
+Norms row_norms(const Tensor& m, int64_t row, int64_t k) {
+  if (m.dtype() == DType::F32) return norms_of(m.data<float>() + row * k, k);
+  Norms n;
+  const uint16_t* p = m.data<uint16_t>() + row * k;
+  for (int64_t i = 0; i < k; ++i) n.add(bf16_to_f32(p[i]));
+  n.finish();
+  return n;
+}
+
 // Norms of k elements `stride` apart (a column of a row-major matrix).
 Norms strided_norms(const float* p, int64_t k, int64_t stride) {
   Norms n;
@@ -119,11 +129,10 @@ std::optional<Contraction> linear_contraction(const Tensor& x, const Tensor& w, 
   if (x.rank() < 1 || w.rank() != 2 || w.dim(1) != x.dim(-1)) return std::nullopt;
   const int64_t k = w.dim(1), n = w.dim(0);
   const float* px = x.data<float>();
-  const float* pw = w.data<float>();
   const float* pbias = bias != nullptr ? bias->data<float>() : nullptr;
   return Contraction{k + (bias != nullptr), [=](int64_t e) {
                        const int64_t row = e / n, col = e % n;
-                       return dot_magnitude(norms_of(px + row * k, k), norms_of(pw + col * k, k)) +
+                       return dot_magnitude(norms_of(px + row * k, k), row_norms(w, col, k)) +
                               (pbias != nullptr ? std::fabs(static_cast<double>(pbias[col])) : 0.0);
                      }};
 }
@@ -137,7 +146,6 @@ std::optional<Contraction> conv2d_contraction(const Tensor& x, const Tensor& w, 
   const int64_t kdim = g.channels * g.kh * g.kw, plane = g.out_h * g.out_w, pixels = g.height * g.width;
   if (out.numel() != batch * out_channels * plane) return std::nullopt;
   const float* px = x.data<float>();
-  const float* pw = w.data<float>();
   const float* pbias = bias != nullptr ? bias->data<float>() : nullptr;
   return Contraction{kdim + (bias != nullptr), [=](int64_t e) {
                        const int64_t ow = e % g.out_w, oh = e / g.out_w % g.out_h;
@@ -156,7 +164,7 @@ std::optional<Contraction> conv2d_contraction(const Tensor& x, const Tensor& w, 
                          }
                        }
                        patch.finish();
-                       return dot_magnitude(patch, norms_of(pw + oc * kdim, kdim)) +
+                       return dot_magnitude(patch, row_norms(w, oc, kdim)) +
                               (pbias != nullptr ? std::fabs(static_cast<double>(pbias[oc])) : 0.0);
                      }};
 }
@@ -215,8 +223,15 @@ struct Worst {
   }
 };
 
-bool all_f32(const std::vector<Tensor>& operands) {
-  return std::all_of(operands.begin(), operands.end(), [](const Tensor& t) { return t.dtype() == DType::F32; });
+// f32 operands, but a linear's or conv2d's weight may be bf16 (as the per-op
+// check passes a device's weight).
+bool readable(const DeviceInstr& instr, const std::vector<Tensor>& operands) {
+  const bool bf16_weight = instr.kind == OpKind::Linear || instr.kind == OpKind::Conv2d;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const DType dtype = operands[i].dtype();
+    if (dtype != DType::F32 && !(bf16_weight && i == 1 && dtype == DType::BF16)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -244,7 +259,7 @@ AccumulationBound::AccumulationBound(int64_t k, DType result)
 
 std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, const std::vector<Tensor>& operands,
                                                     const Tensor& device, const Tensor& reference, DType result_dtype) {
-  if (instr.attrs.has("fidelity_phases") || operands.empty() || !all_f32(operands)) return std::nullopt;
+  if (instr.attrs.has("fidelity_phases") || operands.empty() || !readable(instr, operands)) return std::nullopt;
   if (device.dtype() != DType::F32 || reference.dtype() != DType::F32 || device.shape() != reference.shape()) {
     return std::nullopt;
   }

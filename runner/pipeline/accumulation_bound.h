@@ -66,7 +66,8 @@ class AccumulationBound {
 };
 
 // The check of one contraction (matmul, linear, conv2d at full math fidelity;
-// reduce_sum, reduce_mean) on its f32 operands, the device result and the
+// reduce_sum, reduce_mean) on its f32 operands (a linear's or conv2d's
+// weight may be bf16, as the device holds it), the device result and the
 // reference as f32; nullopt for other ops or a reduced-fidelity GEMM (its
 // operands are sliced on purpose: docs/explanation/checks.md).
 std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, const std::vector<Tensor>& operands,

@@ -1,6 +1,7 @@
 // The per-op check of one device op: its reference (composites as the ops
-// they fuse) on f32 forms of its operands from the conversion cache, and the
-// row of figures against the per-op thresholds.
+// they fuse) on f32 forms of its operands from the conversion cache (large
+// weights read as they are held), and the row of figures against the per-op
+// thresholds.
 #include "runner/pipeline/op_check.h"
 
 #include <cmath>
@@ -206,20 +207,15 @@ OpGoldenRow check_op(const OpToCheck& op, const OpThresholds& thresholds, Conver
     return row;
   }
   try {
-    // An embedding reads a few rows of a large table: the reference gathers
-    // them from the table as the device holds it (a copy: exact in any
-    // dtype), and only those rows become f32.
-    const bool gathers_rows = instr.kind == OpKind::Embedding;
     std::vector<Tensor> operands;
     operands.reserve(op.operands.size());
     for (size_t i = 0; i < op.operands.size(); ++i) {
-      operands.push_back(gathers_rows && i == 1 ? op.operands[i] : cache.f32(op.operands[i]));
+      const Tensor& t = op.operands[i];
+      operands.push_back(runtime::reads_operand_as_held(instr.kind, i, t.dtype()) ? t : cache.f32(t));
     }
     const std::optional<Tensor> fused = composite_reference(instr, operands);
-    Tensor reference = fused ? *fused : runtime::run_reference_op(Op{instr.kind, {}, kNoValue, instr.attrs}, operands);
-    if (gathers_rows && is_floating(reference.dtype()) && reference.dtype() != DType::F32) {
-      reference = reference.to(DType::F32);
-    }
+    const Tensor reference =
+        fused ? *fused : runtime::run_reference_op(Op{instr.kind, {}, kNoValue, instr.attrs}, operands);
     compare(op, operands, cache.f32(op.result), reference, thresholds, row);
   } catch (const std::exception& ex) {
     row.status = "error";

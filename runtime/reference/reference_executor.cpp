@@ -200,17 +200,26 @@ class ReferenceRun {
 
 }  // namespace
 
+bool reads_operand_as_held(OpKind kind, size_t slot, DType dtype) {
+  if (slot != 1) return false;
+  if (kind == OpKind::Embedding) return dtype != DType::BFP8_B;  // a row copy (bfp8_b rows share blocks)
+  return (kind == OpKind::Linear || kind == OpKind::Conv2d) && dtype == DType::BF16;
+}
+
 Tensor run_reference_op(const Op& op, const std::vector<Tensor>& operands) {
   std::vector<Tensor> in;
   std::vector<TensorType> types;
   bool touches_f16 = op.attrs.has("dtype") && op.attrs.get_string("dtype") == "f16";
   in.reserve(operands.size());
-  for (const Tensor& t : operands) {
-    in.push_back(reference::reads_operand_bits(op.kind) ? t : widen(t, t.dtype()));
+  for (size_t slot = 0; slot < operands.size(); ++slot) {
+    const Tensor& t = operands[slot];
+    const bool as_held = reference::reads_operand_bits(op.kind) || reads_operand_as_held(op.kind, slot, t.dtype());
+    in.push_back(as_held ? t : widen(t, t.dtype()));
     types.push_back({t.dtype(), t.shape()});
     touches_f16 = touches_f16 || t.dtype() == DType::F16;
   }
   Tensor result = dispatch(op, in);
+  if (op.kind == OpKind::Embedding) result = widen(result, result.dtype());  // rows gathered as the table is held
   // Only an op that reads or makes f16 can have an f16 result to round.
   if (!touches_f16 && !reference::reads_operand_bits(op.kind)) return result;
   const DType declared = infer_type(op.kind, types, op.attrs).dtype;

@@ -43,10 +43,17 @@ struct ReferenceOptions {
 std::vector<Tensor> run_reference(const Graph& graph, const NamedTensors& inputs, const ReferenceOptions& options);
 
 // One op alone: its reference kernel on `operands` (floating operands of any
-// float dtype widened to f32, integers as they are), as run_reference runs
-// each op; used by op-level golden on the device's own operands. Throws
+// float dtype widened to f32, integers as they are, but for the operands of
+// reads_operand_as_held), as run_reference runs each op, its floating result
+// in f32; used by op-level golden on the device's own operands. Throws
 // RuntimeError when the reference has no kernel for the op.
 Tensor run_reference_op(const Op& op, const std::vector<Tensor>& operands);
+// Operands run_reference_op hands its kernel as they are, not widened to
+// f32: a linear's or conv2d's bf16 weight (operand 1: the GEMM widens it a
+// cache-sized block of rows at a time) and an embedding's table (it copies a
+// few rows, exact in any dtype but the block format bfp8_b). Large and read
+// once, they are not copied.
+bool reads_operand_as_held(OpKind kind, size_t slot, DType dtype);
 
 // A reference forward kernel: the op (kind, attributes) applied to its
 // operands as the reference holds them (floats widened to f32).

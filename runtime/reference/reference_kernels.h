@@ -2,8 +2,9 @@
 // to, and the small helpers they share. Kernels receive operands as the
 // reference holds them (held_dtype: f64 stays f64, other floating tensors are
 // f32, integer tensors keep their dtype; the ops of reads_operand_bits get
-// their operands in their declared dtype) and throw RuntimeError without the
-// op prefix; the executor adds "op #N name".
+// their operands in their declared dtype, and reads_operand_as_held's
+// operands come as they are: a bf16 linear/conv2d weight, an embedding table)
+// and throw RuntimeError without the op prefix; the executor adds "op #N name".
 #pragma once
 
 #include <tbb/blocked_range.h>

@@ -1,13 +1,19 @@
 // Reference GEMM-based kernels: matmul (broadcast batch dims), linear, and
 // conv2d as im2col + GEMM per (batch, group). GEMM is Eigen (single-threaded,
 // EIGEN_DONT_PARALLELIZE) over row-major maps; parallelism comes from TBB.
+// linear's and conv2d's weight may be bf16 (the per-op check passes a
+// device's weight as it is held): widened a cache-sized block of rows at a
+// time, with the same f32 result.
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "core/dtype.h"
 #include "core/error.h"
 #include "runtime/reference/reference_kernels.h"
 
@@ -40,6 +46,32 @@ void gemm_serial(const float* a, int64_t lda, const float* b, int64_t ldb, bool 
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A weight's rows are widened to f32 this many elements at a time when it is
+// bf16 (a device's weight as the per-op check passes it): a block stays in
+// cache for its GEMM, and no f32 copy of the whole weight is made.
+constexpr int64_t kWeightBlockElements = int64_t{1} << 16;
+
+// Rows of a weight matrix with `k` columns per row, f32 or bf16.
+void require_weight(const Tensor& w, const char* what) {
+  if (w.dtype() != DType::F32 && w.dtype() != DType::BF16) {
+    throw RuntimeError(std::string(what) + " must be f32 or bf16, got " + std::string(dtype_name(w.dtype())));
+  }
+}
+
+// Rows [first, first + rows) of `w` as f32: in place for an f32 weight,
+// widened into `scratch` for a bf16 one (exact: bf16 values are f32 values).
+const float* weight_rows(const Tensor& w, int64_t first, int64_t rows, int64_t k, std::vector<float>& scratch) {
+  if (w.dtype() == DType::F32) return w.data<float>() + first * k;
+  scratch.resize(static_cast<size_t>(rows * k));
+  const uint16_t* p = w.data<uint16_t>() + first * k;
+  for (int64_t i = 0; i < rows * k; ++i) scratch[static_cast<size_t>(i)] = bf16_to_f32(p[i]);
+  return scratch.data();
+}
+
+// Rows per block of a weight with `k` columns: at least 64, a few of
+// Eigen's register-blocked row panels.
+int64_t weight_block_rows(int64_t k) { return std::max<int64_t>(64, kWeightBlockElements / std::max<int64_t>(k, 1)); }
 
 // Adds bias[col] to every row of c[rows, cols].
 void add_row_bias(float* c, int64_t rows, int64_t cols, const float* bias) {
@@ -167,7 +199,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
   require_f32(x, "linear input");
-  require_f32(w, "linear weight");
+  require_weight(w, "linear weight");
   if (x.rank() < 1 || w.rank() != 2 || w.dim(1) != x.dim(-1)) {
     throw RuntimeError("linear weight " + shape_to_string(w.shape()) + " does not match input " +
                        shape_to_string(x.shape()));
@@ -177,7 +209,17 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
   Shape out_shape = x.shape();
   out_shape.back() = n;
   Tensor out = Tensor::uninitialized(DType::F32, out_shape);  // every element written
-  gemm(x.data<float>(), k, w.data<float>(), k, true, out.data<float>(), n, m, n, k);
+  if (w.dtype() == DType::F32) {
+    gemm(x.data<float>(), k, w.data<float>(), k, true, out.data<float>(), n, m, n, k);
+  } else {  // a bf16 weight: a block of its rows (output columns) at a time
+    const int64_t rows = weight_block_rows(k);
+    tbb::parallel_for(int64_t{0}, ceil_div(n, rows), [&](int64_t b) {
+      const int64_t first = b * rows, count = std::min(rows, n - first);
+      std::vector<float> scratch;
+      const float* block = weight_rows(w, first, count, k, scratch);
+      gemm_serial(x.data<float>(), k, block, k, true, out.data<float>() + first, n, m, count, k);
+    });
+  }
   if (bias != nullptr) {
     require_f32(*bias, "linear bias");
     add_row_bias(out.data<float>(), m, n, bias->data<float>());
@@ -220,7 +262,7 @@ Conv2dGeometry conv2d_geometry(const Tensor& x, const Tensor& w, const Attrs& at
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& attrs) {
   require_f32(x, "conv2d input");
-  require_f32(w, "conv2d weight");
+  require_weight(w, "conv2d weight");
   if (bias != nullptr) require_f32(*bias, "conv2d bias");
   const Conv2dGeometry g = conv2d_geometry(x, w, attrs);
   const int64_t groups = g.groups;
@@ -232,9 +274,10 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs&
   const int64_t plane = g.out_h * g.out_w;
   const bool direct = g.is_pointwise();
   const float* px = x.data<float>();
-  const float* pw = w.data<float>();
   const float* pbias = bias != nullptr ? bias->data<float>() : nullptr;
   float* po = out.data<float>();
+  // An f32 weight's group is one GEMM; a bf16 one's, a block of rows at a time.
+  const int64_t block_rows = w.dtype() == DType::F32 ? std::max<int64_t>(group_out, 1) : weight_block_rows(kdim);
 
   tbb::parallel_for(int64_t{0}, batch * groups, [&](int64_t task) {
     const int64_t n = task / groups;
@@ -248,7 +291,12 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs&
       cols = buffer.data<float>();
     }
     float* og = po + (n * out_channels + gi * group_out) * plane;
-    gemm(pw + gi * group_out * kdim, kdim, cols, plane, false, og, plane, group_out, plane, kdim);
+    std::vector<float> scratch;
+    for (int64_t first = 0; first < group_out; first += block_rows) {
+      const int64_t rows = std::min(block_rows, group_out - first);
+      const float* block = weight_rows(w, gi * group_out + first, rows, kdim, scratch);
+      gemm(block, kdim, cols, plane, false, og + first * plane, plane, rows, plane, kdim);
+    }
     if (pbias != nullptr) {
       for (int64_t o = 0; o < group_out; ++o) {
         const float bv = pbias[gi * group_out + o];

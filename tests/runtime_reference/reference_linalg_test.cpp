@@ -94,6 +94,21 @@ TEST(ReferenceLinear, LargeMatchesLoops) {
   expect_close_to(out, expected, 1e-3);
 }
 
+// A bf16 weight (a device's, as the per-op check passes it) is widened a
+// block of rows at a time: the result is that of its values in f32, over
+// several blocks and a remainder.
+TEST(ReferenceLinear, ABf16WeightGivesTheResultOfItsValuesInF32) {
+  const Tensor x = random_normal({3, 40, 300}, 6);
+  const Tensor w = random_normal({500, 300}, 7).to(DType::BF16);
+  const Tensor bias = random_normal({500}, 8);
+  // The kernel itself (a graph's linear takes operands of one dtype).
+  const Tensor held = run_reference_op(Op{OpKind::Linear, {}, kNoValue, {}}, {x, w, bias});
+  const Tensor widened = run_op(OpKind::Linear, {x, w.to(DType::F32), bias});
+  ASSERT_EQ(held.shape(), widened.shape());
+  std::vector<double> expected(widened.data<float>(), widened.data<float>() + widened.numel());
+  expect_close_to(held, expected, 1e-3);
+}
+
 Attrs conv_attrs(std::vector<int64_t> stride, std::vector<int64_t> padding, std::vector<int64_t> dilation,
                  int64_t groups) {
   return {{"stride", std::move(stride)},
@@ -217,6 +232,21 @@ TEST(ReferenceConv2d, LargerShapesMatchDirectLoops) {
         run_op(OpKind::Conv2d, {x, w, bias}, conv_attrs({c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, c.groups));
     SCOPED_TRACE(shape_to_string(c.x) + " * " + shape_to_string(c.w));
     expect_close_to(out, naive_conv(x, w, bias, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, c.groups), 1e-3);
+  }
+}
+
+// The same for conv2d's weight, with and without groups (a group's output
+// channels in several blocks of rows when its filters are long).
+TEST(ReferenceConv2d, ABf16WeightGivesTheResultOfItsValuesInF32) {
+  for (const int64_t groups : {1, 2}) {
+    const Tensor x = random_normal({1, 240, 6, 6}, 9);
+    const Tensor w = random_normal({260, 240 / groups, 3, 3}, 10).to(DType::BF16);
+    const Attrs attrs = conv_attrs({1, 1}, {1, 1}, {1, 1}, groups);
+    const Tensor held = run_reference_op(Op{OpKind::Conv2d, {}, kNoValue, attrs}, {x, w});
+    const Tensor widened = run_op(OpKind::Conv2d, {x, w.to(DType::F32)}, attrs);
+    ASSERT_EQ(held.shape(), widened.shape());
+    std::vector<double> expected(widened.data<float>(), widened.data<float>() + widened.numel());
+    expect_close_to(held, expected, 1e-3);
   }
 }
 

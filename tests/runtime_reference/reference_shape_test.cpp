@@ -78,6 +78,16 @@ TEST(ReferenceEmbedding, GathersRowsForI64AndI32Ids) {
   expect_f32(run_op(OpKind::Embedding, {ids.to(DType::I32), table}), {2, 2, 2}, {3, 3.5f, 0, 0.5f, 1, 1.5f, 1, 1.5f});
 }
 
+// One op alone (the per-op check's way in): a bf16 table is read as it is
+// held, no f32 copy of it, and the gathered rows come back as f32.
+TEST(ReferenceEmbedding, ABf16TableAloneGivesF32Rows) {
+  const Tensor table = Tensor::from_f32({4, 2}, {0, 0.5f, 1, 1.5f, 2, 2.5f, 3, 3.5f}).to(DType::BF16);
+  const Tensor ids = Tensor::from_i64({2, 2}, {3, 0, 1, 1});
+  EXPECT_TRUE(reads_operand_as_held(OpKind::Embedding, 1, DType::BF16));
+  expect_f32(run_reference_op(Op{OpKind::Embedding, {}, kNoValue, {}}, {ids, table}), {2, 2, 2},
+             {3, 3.5f, 0, 0.5f, 1, 1.5f, 1, 1.5f});
+}
+
 TEST(ReferenceEmbedding, OutOfRangeIdIsARuntimeErrorNamingTheOp) {
   // Three ops before the lookup, so it is op #3; a 30522-row lazy table.
   GraphBuilder b("bert_embeddings");
