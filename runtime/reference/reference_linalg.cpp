@@ -50,7 +50,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // A weight's rows are widened to f32 this many elements at a time when it is
 // bf16 (a device's weight as the per-op check passes it): a block stays in
 // cache for its GEMM, and no f32 copy of the whole weight is made.
-constexpr int64_t kWeightBlockElements = int64_t{1} << 16;
+constexpr int64_t kWeightBlockElements = int64_t{1} << 18;
 
 // Rows of a weight matrix with `k` columns per row, f32 or bf16.
 void require_weight(const Tensor& w, const char* what) {
