@@ -83,11 +83,17 @@ void sdpa(const std::vector<const Tensor*>& in, const Attrs& attrs, Tensor& out)
       const uint16_t* kb = kp + b * depth * keys;
       const uint16_t* vb = vp + b * keys * width;
       const int64_t mask_base = mask_index.base(b);
+      // Each key's dot product summed over k in order, all keys at once (a
+      // row of k^T is contiguous, so the loop over keys vectorizes).
+      std::fill(p.begin(), p.end(), 0.0f);
+      for (int64_t k = 0; k < depth; ++k) {
+        const float qk = load_bf16(qrow[k]);
+        const uint16_t* krow = kb + k * keys;
+        for (int64_t t = 0; t < keys; ++t) p[static_cast<size_t>(t)] += qk * load_bf16(krow[t]);
+      }
       float max = -std::numeric_limits<float>::infinity();
       for (int64_t t = 0; t < keys; ++t) {
-        float dot = 0.0f;
-        for (int64_t k = 0; k < depth; ++k) dot += load_bf16(qrow[k]) * load_bf16(kb[k * keys + t]);
-        dot *= scale;
+        float dot = p[static_cast<size_t>(t)] * scale;
         if (mask != nullptr) dot += load_bf16(mask[mask_index.at(mask_base, s, t)]);
         p[static_cast<size_t>(t)] = dot;
         max = std::max(max, dot);
