@@ -294,7 +294,7 @@ std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, co
       for (; i + kLanes <= end; i += kLanes) {
         for (int l = 0; l < kLanes; ++l) {
           const double x = rounding_ratio(i + l);
-          const bool worse = !(x <= lane_max[l]);
+          const bool worse = x > lane_max[l] || std::isnan(x);  // a NaN stays: nothing is > NaN
           lane_max[l] = worse ? x : lane_max[l];
           lane_at[l] = worse ? i + l : lane_at[l];
         }

@@ -119,8 +119,8 @@ class OpGolden {
   // Queues the op's check (waits while the queued ops hold more than
   // kMaxQueuedBytes, so a slow check bounds the memory it keeps alive: the
   // device cannot reuse a queued op's buffers, and fresh memory costs more
-  // than the wait; resnet50 and bert_base with the check ran 2-10% faster
-  // with 16 MiB than with 64 or 512).
+  // than the wait: bert_base with the check ran about 10% faster with 16 MiB
+  // than with 64 or 512, resnet50 and llama_tiny the same within noise).
   void observe(const backend::OpExecution& op);
   // Waits for every queued check; the rows in program order (then chip), the
   // first past flagged.

@@ -83,6 +83,34 @@ TEST(AccumulationBound, Bf16AccumulationAtK4096IsPastIt) {
   }
 }
 
+// The per-op check hands a linear its bf16 weight as the device holds it:
+// the bound is still checked (not skipped) and still tells the two
+// accumulators apart.
+TEST(AccumulationBound, ABf16WeightIsCheckedAsItsValues) {
+  const Operands o = make_operands(5);
+  const std::vector<Tensor> held{o.x, o.w.to(DType::BF16)};
+  const Tensor reference = runtime::run_reference_op(Op{OpKind::Linear, {}, kNoValue, {}}, held);
+  const Tensor f32_sums = device_linear(o, [](float s, float p) { return s + p; });
+  const Tensor bf16_sums = device_linear(o, [](float s, float p) { return round_to_bf16(s + p); });
+  const std::optional<AccumulationCheck> within = check_accumulation(linear_instr(), held, f32_sums, reference, DType::BF16);
+  const std::optional<AccumulationCheck> past = check_accumulation(linear_instr(), held, bf16_sums, reference, DType::BF16);
+  ASSERT_TRUE(within.has_value());
+  ASSERT_TRUE(past.has_value());
+  EXPECT_LE(within->worst_ratio, 1.0);
+  EXPECT_GT(past->worst_ratio, 10.0);
+}
+
+// A NaN element is past the bound wherever it sits among its lane's
+// elements (not overwritten by the elements after it).
+TEST(AccumulationBound, ANanElementIsPastWhateverFollowsIt) {
+  const Operands o = make_operands(6);
+  Tensor device = device_linear(o, [](float s, float p) { return s + p; });
+  device.data<float>()[3] = std::nanf("");
+  const AccumulationCheck c = check(o, device);
+  EXPECT_TRUE(std::isinf(c.worst_ratio)) << c.worst_ratio;
+  EXPECT_EQ(c.worst_element, 3);
+}
+
 TEST(AccumulationBound, Bf16SumOf32WideTilesIsPastIt) {
   const Operands o = make_operands(7);
   int64_t seen = 0;
