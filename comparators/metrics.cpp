@@ -1,10 +1,6 @@
-// PCC / atol / allclose / rel-L2 in f64 in one pass over both tensors (fixed
-// chunks and lanes, so deterministic; f64 tensors exactly in f64, integer
-// equality on the stored values), and the verdict from the enabled checks.
+// The verdict of an output from the figures of one pass over both tensors
+// (pair_scan.h) and the checks its config enables; bf16 ulp figures; norms.
 #include "comparators/metrics.h"
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "comparators/pair_scan.h"
 #include "core/error.h"
 #include "core/parallel.h"
 
@@ -21,201 +18,11 @@ namespace meshtest::comparators {
 
 namespace {
 
-// Elements per chunk (a task of the parallel scan).
+// l2_norm's chunks (tasks) and its f64 lanes, fixed in the source (element
+// i always adds into lane i % kLanes), so its sum is the same whatever the
+// vector width and thread count.
 constexpr int64_t kChunk = 1 << 16;
-// Accumulator lanes. Fixed in the source (element i always adds into lane
-// i % kLanes), so the sums, and every figure, are the same whatever vector
-// width the compiler uses and whatever the thread count.
 constexpr int kLanes = 8;
-
-// One chunk's figures. Means and centred sums (m2_*, c_dg) per chunk are
-// merged in chunk order (Chan et al.'s pairwise update), which is as exact
-// as a two-pass over the whole tensor without reading it twice.
-struct ChunkStats {
-  int64_t n = 0;
-  double mean_d = 0, mean_g = 0;
-  double m2_d = 0, m2_g = 0, c_dg = 0;  // sums of squared / cross deviations from the means
-  double sq_diff = 0, sq_g = 0, sq_d = 0;
-  double max_abs = 0;
-  double max_g = 0;  // largest |golden|
-  int64_t not_close = 0, not_equal = 0;
-};
-
-struct Tolerance {
-  double rtol, atol;
-};
-
-// One pass over one chunk. Sums are taken of each side's deviations from
-// the chunk's first element (a shift that keeps the centred sums exact to a
-// relative 2^-53 * n, since that element's own deviation is within sqrt(n)
-// standard deviations), and centred at the end. A NaN or inf anywhere makes
-// the sums non-finite (finite f32 squares cannot overflow an f64 sum), which
-// the caller turns into a precise count; nothing here branches per element.
-template <typename T>
-ChunkStats scan_chunk(const T* d, const T* g, int64_t n, Tolerance tol) {
-  const double shift_d = static_cast<double>(d[0]), shift_g = static_cast<double>(g[0]);
-  double sum_d[kLanes] = {}, sum_g[kLanes] = {}, m2_d[kLanes] = {}, m2_g[kLanes] = {}, c_dg[kLanes] = {};
-  double sq_diff[kLanes] = {}, sq_d[kLanes] = {}, sq_g[kLanes] = {}, max_abs[kLanes] = {}, max_g[kLanes] = {};
-  // Counts as doubles (exact below 2^53): int64 lanes keep the loop scalar.
-  double not_close[kLanes] = {}, not_equal[kLanes] = {};
-  auto add = [&](int l, double a, double b) {
-    const double diff = a - b;
-    const double abs_diff = std::fabs(diff);
-    const double da = a - shift_d, db = b - shift_g;
-    sum_d[l] += da;
-    sum_g[l] += db;
-    m2_d[l] += da * da;
-    m2_g[l] += db * db;
-    c_dg[l] += da * db;
-    sq_diff[l] += diff * diff;
-    sq_d[l] += a * a;
-    sq_g[l] += b * b;
-    max_abs[l] = max_abs[l] < abs_diff ? abs_diff : max_abs[l];
-    max_g[l] = max_g[l] < std::fabs(b) ? std::fabs(b) : max_g[l];
-    not_close[l] += !(abs_diff <= tol.atol + tol.rtol * std::fabs(b)) ? 1.0 : 0.0;
-    not_equal[l] += a != b ? 1.0 : 0.0;
-  };
-  const int64_t whole = n / kLanes * kLanes;
-  for (int64_t i = 0; i < whole; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) add(l, static_cast<double>(d[i + l]), static_cast<double>(g[i + l]));
-  }
-  for (int64_t i = whole; i < n; ++i) add(static_cast<int>(i - whole), static_cast<double>(d[i]), static_cast<double>(g[i]));
-
-  ChunkStats s;
-  s.n = n;
-  double shifted_d = 0, shifted_g = 0, shifted_dd = 0, shifted_gg = 0, shifted_dg = 0;
-  for (int l = 0; l < kLanes; ++l) {
-    shifted_d += sum_d[l];
-    shifted_g += sum_g[l];
-    shifted_dd += m2_d[l];
-    shifted_gg += m2_g[l];
-    shifted_dg += c_dg[l];
-    s.sq_diff += sq_diff[l];
-    s.sq_d += sq_d[l];
-    s.sq_g += sq_g[l];
-    s.max_abs = std::max(s.max_abs, max_abs[l]);
-    s.max_g = std::max(s.max_g, max_g[l]);
-    s.not_close += static_cast<int64_t>(not_close[l]);
-    s.not_equal += static_cast<int64_t>(not_equal[l]);
-  }
-  const double count = static_cast<double>(n);
-  const double offset_d = shifted_d / count, offset_g = shifted_g / count;
-  s.mean_d = shift_d + offset_d;
-  s.mean_g = shift_g + offset_g;
-  s.m2_d = std::max(0.0, shifted_dd - shifted_d * offset_d);
-  s.m2_g = std::max(0.0, shifted_gg - shifted_g * offset_g);
-  s.c_dg = shifted_dg - shifted_d * offset_g;
-  return s;
-}
-
-// Folds chunk b into a (a's elements come first).
-void merge(ChunkStats& a, const ChunkStats& b) {
-  if (a.n == 0) {
-    a = b;
-    return;
-  }
-  const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = na + nb;
-  const double delta_d = b.mean_d - a.mean_d, delta_g = b.mean_g - a.mean_g;
-  const double weight = na * nb / n;
-  a.m2_d += b.m2_d + delta_d * delta_d * weight;
-  a.m2_g += b.m2_g + delta_g * delta_g * weight;
-  a.c_dg += b.c_dg + delta_d * delta_g * weight;
-  a.mean_d += delta_d * nb / n;
-  a.mean_g += delta_g * nb / n;
-  a.n += b.n;
-  a.sq_diff += b.sq_diff;
-  a.sq_d += b.sq_d;
-  a.sq_g += b.sq_g;
-  a.max_abs = std::max(a.max_abs, b.max_abs);
-  a.max_g = std::max(a.max_g, b.max_g);
-  a.not_close += b.not_close;
-  a.not_equal += b.not_equal;
-}
-
-// Every chunk scanned in parallel, merged in order.
-template <typename T>
-ChunkStats scan(const T* d, const T* g, int64_t n, Tolerance tol) {
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<ChunkStats> parts(static_cast<size_t>(chunks));
-  tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
-    const int64_t begin = c * kChunk;
-    parts[static_cast<size_t>(c)] = scan_chunk(d + begin, g + begin, std::min(kChunk, n - begin), tol);
-  });
-  ChunkStats total;
-  for (const ChunkStats& p : parts) merge(total, p);
-  return total;
-}
-
-// A bf16 device result (its bits) beside an f32 golden: each chunk widened
-// to f32 a cache-sized block at a time (no f32 copy of the result) and
-// scanned as f32 pairs, the blocks merged in order.
-ChunkStats scan_bf16(const uint16_t* d, const float* g, int64_t n, Tolerance tol) {
-  constexpr int64_t kBlock = 4096;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<ChunkStats> parts(static_cast<size_t>(chunks));
-  tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) {
-    float block[kBlock];
-    ChunkStats part;
-    for (int64_t begin = c * kChunk, end = std::min(n, begin + kChunk); begin < end; begin += kBlock) {
-      const int64_t count = std::min(kBlock, end - begin);
-      for (int64_t i = 0; i < count; ++i) {
-        const uint32_t bits = static_cast<uint32_t>(d[begin + i]) << 16;
-        std::memcpy(&block[i], &bits, sizeof(float));
-      }
-      merge(part, scan_chunk(block, g + begin, count, tol));
-    }
-    parts[static_cast<size_t>(c)] = part;
-  });
-  ChunkStats total;
-  for (const ChunkStats& p : parts) merge(total, p);
-  return total;
-}
-
-std::vector<double> widened(const Tensor& t) {
-  if (t.dtype() == DType::BFP8_B || t.dtype() == DType::F32) {
-    const std::vector<float> f = t.to_f32_vector();
-    return {f.begin(), f.end()};
-  }
-  std::vector<double> wide(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) wide[static_cast<size_t>(i)] = t.element_as_double(i);
-  return wide;
-}
-
-// Elements whose stored values differ, for two tensors of one integer dtype
-// (exact where f64 is not: 64-bit integers above 2^53).
-int64_t count_unequal_integers(const Tensor& device, const Tensor& golden) {
-  const size_t size = dtype_size(device.dtype());
-  const auto* d = static_cast<const unsigned char*>(device.raw_data());
-  const auto* g = static_cast<const unsigned char*>(golden.raw_data());
-  int64_t unequal = 0;
-  for (int64_t i = 0; i < device.numel(); ++i) {
-    const size_t at = static_cast<size_t>(i) * size;
-    unequal += std::memcmp(d + at, g + at, size) != 0;
-  }
-  return unequal;
-}
-
-// f32 and f64 pairs, and a bf16 device beside an f32 golden, are read in
-// place (no copy of a 10^8-element output); any other dtype is widened to
-// f64 once. Equality of two integer tensors of
-// one dtype is counted on their stored values.
-ChunkStats scan(const Tensor& device, const Tensor& golden, Tolerance tol) {
-  if (device.dtype() == DType::F32 && golden.dtype() == DType::F32) {
-    return scan(device.data<float>(), golden.data<float>(), device.numel(), tol);
-  }
-  if (device.dtype() == DType::F64 && golden.dtype() == DType::F64) {
-    return scan(device.data<double>(), golden.data<double>(), device.numel(), tol);
-  }
-  if (device.dtype() == DType::BF16 && golden.dtype() == DType::F32) {
-    return scan_bf16(static_cast<const uint16_t*>(device.raw_data()), golden.data<float>(), device.numel(), tol);
-  }
-  const std::vector<double> d = widened(device), g = widened(golden);
-  ChunkStats stats = scan(d.data(), g.data(), device.numel(), tol);
-  if (device.dtype() == golden.dtype() && is_integer(device.dtype())) {
-    stats.not_equal = count_unequal_integers(device, golden);
-  }
-  return stats;
-}
 
 // NaN / inf counts of one side, for the failure message.
 struct NonFinite {
@@ -453,7 +260,7 @@ OutputMetrics compare_tensors(const std::string& name, const Tensor& device, con
     m.decided_by = "empty";
     return m;
   }
-  const ChunkStats total = scan(device, golden, {config.allclose_rtol, config.allclose_atol});
+  const PairStats total = scan_pair(device, golden, {config.allclose_rtol, config.allclose_atol});
   if (!std::isfinite(total.mean_d + total.mean_g + total.sq_d + total.sq_g)) {
     const NonFinite dev = count_non_finite(device), gold = count_non_finite(golden);
     m.finite = false;

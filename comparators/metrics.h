@@ -1,6 +1,7 @@
 // Device-vs-golden comparison: PCC, max |a-b| (atol), allclose, equality and
-// relative L2, all computed in f64 over every element, plus the verdict of a
-// case from the checks its config enables.
+// relative L2 over every element (one pass; exact or within about 1e-6 of
+// exact, figure by figure: pair_scan.h), plus the verdict of a case from the
+// checks its config enables.
 //
 // Edge cases are defined, not accidental:
 //  - shapes differ: fails with both shapes named;

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "core/parallel.h"
+#include "core/vector_lanes.h"
 #include "runtime/reference/reference_executor.h"
 #include "runtime/reference/reference_kernels.h"
 
@@ -270,13 +271,23 @@ std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, co
   const float* r = reference.data<float>();
   // First every element against the rounding term alone (magnitude 0): an
   // upper bound of its ratio, exact enough where it is at most 1 (the
-  // element is within the bound whatever its magnitude). Branch-free in
-  // lanes per chunk, so it vectorizes; a NaN ratio is past.
-  const double u_out = unit_roundoff(result_dtype), floor = bound_of(0.0, 0.0);
-  auto rounding_ratio = [d, r, u_out, floor](int64_t i) {
-    const double ri = static_cast<double>(r[i]);
-    return std::fabs(static_cast<double>(d[i]) - ri) / (u_out * std::fabs(ri) + floor);
+  // element is within the bound whatever its magnitude). In f32 lanes
+  // (core/vector_lanes.h), each ratio raised by kRaise, more than the f32
+  // rounding of its few steps, so a ratio at most 1 here is at most 1
+  // exactly; an element whose rounding term is too small for f32's relative
+  // precision gets inf (it goes to the exact path). A NaN ratio is past.
+  using namespace lanes;
+  constexpr float kRaise = 1.0f + 0x1p-20f;
+  const float u_out = static_cast<float>(unit_roundoff(result_dtype));  // a power of two
+  const float floor = static_cast<float>(bound_of(0.0, 0.0));           // (k + 1) 2^-149: an f32 subnormal
+  auto rounding_ratio = [u_out, floor](Vf dv, Vf rv) {
+    const Vf error = magnitude(dv - rv);
+    const Vf term = u_out * magnitude(rv);
+    const Vf ratio = error / (term + floor) * kRaise;
+    return (error == 0.0f) | (term >= 0x1p-100f) | (error != error) ? ratio : Vf{} + INFINITY;
   };
+  // One element, through the same lanes (its value in lane 0).
+  auto ratio_at = [&](int64_t i) { return static_cast<double>(rounding_ratio(Vf{} + d[i], Vf{} + r[i])[0]); };
   constexpr int64_t kChunk = 4096;
   const int64_t n = reference.numel();
   const int64_t chunks = (n + kChunk - 1) / kChunk;
@@ -285,29 +296,25 @@ std::optional<AccumulationCheck> check_accumulation(const DeviceInstr& instr, co
   parallel_ranges(chunks, 4, [&](int64_t first_chunk, int64_t last_chunk) {
     for (int64_t c = first_chunk; c < last_chunk; ++c) {
       const int64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
-      // Each lane's worst ratio and its element (the first of equals).
-      constexpr int kLanes = 8;
-      double lane_max[kLanes] = {};
-      int64_t lane_at[kLanes];
-      for (int l = 0; l < kLanes; ++l) lane_at[l] = -1;
+      // Each lane's worst ratio and its element (the first of equals; a NaN stays).
+      Vf lane_worst{};
+      Vi lane_at = Vi{} - 1;
       int64_t i = begin;
       for (; i + kLanes <= end; i += kLanes) {
-        for (int l = 0; l < kLanes; ++l) {
-          const double x = rounding_ratio(i + l);
-          const bool worse = x > lane_max[l] || std::isnan(x);  // a NaN stays: nothing is > NaN
-          lane_max[l] = worse ? x : lane_max[l];
-          lane_at[l] = worse ? i + l : lane_at[l];
-        }
+        const Vf x = rounding_ratio(load(d + i), load(r + i));
+        const Vi worse = (x > lane_worst) | ((x != x) & (lane_worst == lane_worst));
+        lane_worst = worse ? x : lane_worst;
+        lane_at = worse ? (Vi{} + static_cast<int32_t>(i - begin)) + lane_index() : lane_at;
       }
       Worst& w = within[static_cast<size_t>(c)];
       for (int l = 0; l < kLanes; ++l) {
-        if (lane_at[l] >= 0) w.take(lane_max[l], lane_at[l]);
+        if (lane_at[l] >= 0) w.take(static_cast<double>(lane_worst[l]), begin + lane_at[l]);
       }
-      for (; i < end; ++i) w.take(rounding_ratio(i), i);
+      for (; i < end; ++i) w.take(ratio_at(i), i);
       if (!(w.ratio > 1.0) && !std::isnan(w.ratio)) continue;  // the common case: every element within
       w = Worst{};
       for (i = begin; i < end; ++i) {
-        const double x = rounding_ratio(i);
+        const double x = ratio_at(i);
         if (x <= 1.0) {
           w.take(x, i);
         } else {

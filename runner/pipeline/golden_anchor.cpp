@@ -17,6 +17,7 @@
 #include "comparators/metrics.h"
 #include "core/bfp8_layout.h"
 #include "core/parallel.h"
+#include "core/vector_lanes.h"
 #include "runner/pipeline/compile_phase.h"
 #include "runner/pipeline/op_golden.h"
 #include "runtime/reference/reference_executor.h"
@@ -90,11 +91,11 @@ Bf16WeightScan scan_bf16_weight(const D* d, const float* g, int64_t n) {
     sq_d[l] += di * di;
     sq_g[l] += gi * gi;
   };
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
+  const int64_t whole = n / kLanes * kLanes;
+  for (int64_t i = 0; i < whole; i += kLanes) {
     for (int l = 0; l < kLanes; ++l) visit(i + l, l);
   }
-  for (; i < n; ++i) visit(i, 0);
+  for (int64_t i = whole; i < n; ++i) visit(i, 0);
   Bf16WeightScan out;
   for (int l = 0; l < kLanes; ++l) {
     out.worst = std::max(out.worst, worst[l]);
@@ -104,51 +105,54 @@ Bf16WeightScan scan_bf16_weight(const D* d, const float* g, int64_t n) {
   return out;
 }
 
-// A device element as f32: an f32 value, or bf16 bits.
-inline float element_f32(const float* p, int64_t i) { return p[i]; }
-inline float element_f32(const uint16_t* p, int64_t i) {
-  const uint32_t bits = static_cast<uint32_t>(p[i]) << 16;
-  float v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
-// scan_bf16_weight's figures with the ratio in f32 lanes, twice as many:
-// exact too where every nonzero |g| is at least 2^-119 (the inverse
-// 2^(8 - exponent(g)) is then an f32 normal, and |d - g| is exact in f32 for
-// an honest conversion: d within a factor 2 of g); nullopt where one is not.
+// scan_bf16_weight's figures in f32 lanes (core/vector_lanes.h): exact too
+// where every nonzero |g| is at least 2^-119 (the inverse 2^(8 - exponent(g))
+// is then an f32 normal, and |d - g| is exact in f32 for an honest
+// conversion: d within a factor 2 of g); nullopt where one is not. The
+// squares are summed in f32 over blocks of kSteps lanes-wide steps (within
+// 2^-19 of their sum: a norm ratio within 1e-6) and the blocks in f64; a
+// block whose f32 sums overflow is summed again in f64.
 template <typename D>
-std::optional<Bf16WeightScan> scan_bf16_weight_f32_lanes(const D* d, const float* g, int64_t n) {
-  constexpr int kLanes = 16;
-  float worst[kLanes] = {};
-  double sq_d[kLanes] = {}, sq_g[kLanes] = {};
-  uint32_t tiny = 0;
-  const int64_t whole = n / kLanes * kLanes;
-  for (int64_t i = 0; i < whole; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const float di = element_f32(d, i + l), gi = g[i + l];
-      uint32_t bits;
-      std::memcpy(&bits, &gi, sizeof bits);
-      bits &= 0x7fffffffu;
-      const uint32_t exponent = bits >> 23;  // 255 (inf, NaN): the squares carry it
-      tiny |= static_cast<uint32_t>(exponent < 8u) & static_cast<uint32_t>(bits != 0u);
-      const uint32_t inverse_bits = (262u - std::min(std::max(exponent, 8u), 254u)) << 23;
-      float inverse;
-      std::memcpy(&inverse, &inverse_bits, sizeof inverse);
-      const float err = std::fabs(di - gi);
-      const float r = bits == 0 ? (err == 0.0f ? 0.0f : INFINITY) : err * inverse;
-      worst[l] = std::max(worst[l], r);
-      sq_d[l] += static_cast<double>(di) * di;
-      sq_g[l] += static_cast<double>(gi) * gi;
+std::optional<Bf16WeightScan> scan_bf16_weight_lanes(const D* d, const float* g, int64_t n) {
+  using namespace lanes;
+  constexpr int64_t kSteps = 32, kBlock = kSteps * kLanes;
+  Vf worst{};
+  Vi tiny{};
+  Bf16WeightScan out;
+  const int64_t whole = n / kBlock * kBlock;
+  for (int64_t at = 0; at < whole; at += kBlock) {
+    Vf sq_d{}, sq_g{};
+    for (int64_t s = 0; s < kSteps; ++s) {
+      __builtin_prefetch(d + at + kBlock + s * kLanes);
+      __builtin_prefetch(g + at + kBlock + s * kLanes);
+      const Vf di = load(d + at + s * kLanes), gi = load(g + at + s * kLanes);
+      const Vu bits = as<Vu>(gi) & 0x7fffffffu;
+      const Vu exponent = bits >> 23;  // 255 (inf, NaN): the squares carry it
+      tiny |= (exponent < 8u) & (bits != 0u);
+      const Vu clamped = exponent < 8u ? Vu{} + 8u : (exponent > 254u ? Vu{} + 254u : exponent);
+      const Vf inverse = as<Vf>((262u - clamped) << 23);
+      const Vf err = magnitude(di - gi);
+      const Vf zero{};
+      const Vf r = bits == 0u ? (err == zero ? zero : zero + INFINITY) : err * inverse;
+      worst = larger(worst, r);
+      sq_d += di * di;
+      sq_g += gi * gi;
+    }
+    const double block_d = lane_sum(sq_d), block_g = lane_sum(sq_g);
+    if (std::isfinite(block_d + block_g)) {
+      out.sq_d += block_d;
+      out.sq_g += block_g;
+    } else {  // past f32's range (or a NaN / inf, which f64 keeps)
+      const Bf16WeightScan exact = scan_bf16_weight(d + at, g + at, kBlock);
+      out.sq_d += exact.sq_d;
+      out.sq_g += exact.sq_g;
     }
   }
-  if (tiny != 0) return std::nullopt;
-  Bf16WeightScan out = scan_bf16_weight(d + whole, g + whole, n - whole);
-  for (int l = 0; l < kLanes; ++l) {
-    out.worst = std::max(out.worst, static_cast<double>(worst[l]));
-    out.sq_d += sq_d[l];
-    out.sq_g += sq_g[l];
-  }
+  if (any_lane(tiny)) return std::nullopt;
+  const Bf16WeightScan rest = scan_bf16_weight(d + whole, g + whole, n - whole);
+  out.worst = std::max(static_cast<double>(lane_max(worst)), rest.worst);
+  out.sq_d += rest.sq_d;
+  out.sq_g += rest.sq_g;
   return out;
 }
 
@@ -162,7 +166,7 @@ Bf16WeightScan scan_bf16_weight(const Tensor& device, const Tensor& golden) {
     for (int64_t c = begin; c < end; ++c) {
       const int64_t first = c * kChunk, count = std::min(kChunk, n - first);
       auto scan = [&](const auto* d) {
-        const std::optional<Bf16WeightScan> fast = scan_bf16_weight_f32_lanes(d + first, g + first, count);
+        const std::optional<Bf16WeightScan> fast = scan_bf16_weight_lanes(d + first, g + first, count);
         return fast ? *fast : scan_bf16_weight(d + first, g + first, count);
       };
       parts[static_cast<size_t>(c)] = device.dtype() == DType::BF16

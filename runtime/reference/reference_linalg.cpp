@@ -61,12 +61,16 @@ void require_weight(const Tensor& w, const char* what) {
 
 // Rows [first, first + rows) of `w` as f32: in place for an f32 weight,
 // widened into `scratch` for a bf16 one (exact: bf16 values are f32 values).
-const float* weight_rows(const Tensor& w, int64_t first, int64_t rows, int64_t k, std::vector<float>& scratch) {
+const float* weight_rows(const Tensor& w, int64_t first, int64_t rows, int64_t k, Tensor& scratch) {
   if (w.dtype() == DType::F32) return w.data<float>() + first * k;
-  scratch.resize(static_cast<size_t>(rows * k));
+  const int64_t count = rows * k;
+  // From the buffer pool, not zeroed (every element is written): no fresh
+  // pages and no memset per block.
+  if (!scratch.defined() || scratch.numel() < count) scratch = Tensor::uninitialized(DType::F32, {count});
+  float* out = scratch.data<float>();
   const uint16_t* p = w.data<uint16_t>() + first * k;
-  for (int64_t i = 0; i < rows * k; ++i) scratch[static_cast<size_t>(i)] = bf16_to_f32(p[i]);
-  return scratch.data();
+  for (int64_t i = 0; i < count; ++i) out[i] = bf16_to_f32(p[i]);
+  return out;
 }
 
 // Rows per block of a weight with `k` columns: at least 64, a few of
@@ -215,7 +219,7 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
     const int64_t rows = weight_block_rows(k);
     tbb::parallel_for(int64_t{0}, ceil_div(n, rows), [&](int64_t b) {
       const int64_t first = b * rows, count = std::min(rows, n - first);
-      std::vector<float> scratch;
+      Tensor scratch;
       const float* block = weight_rows(w, first, count, k, scratch);
       gemm_serial(x.data<float>(), k, block, k, true, out.data<float>() + first, n, m, count, k);
     });
@@ -291,7 +295,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs&
       cols = buffer.data<float>();
     }
     float* og = po + (n * out_channels + gi * group_out) * plane;
-    std::vector<float> scratch;
+    Tensor scratch;
     for (int64_t first = 0; first < group_out; first += block_rows) {
       const int64_t rows = std::min(block_rows, group_out - first);
       const float* block = weight_rows(w, gi * group_out + first, rows, kdim, scratch);

@@ -111,6 +111,21 @@ TEST(AccumulationBound, ANanElementIsPastWhateverFollowsIt) {
   EXPECT_EQ(c.worst_element, 3);
 }
 
+// Where every element is within the rounding term, the worst one is named
+// (its lane and position in the chunk, not lane 0's).
+TEST(AccumulationBound, TheWorstElementWithinTheRoundingTermIsNamed) {
+  const Operands o = make_operands(8);
+  const Tensor reference = runtime::run_reference_op(Op{OpKind::Linear, {}, kNoValue, {}}, {o.x, o.w});
+  for (const int64_t element : {int64_t{5}, int64_t{37}, int64_t{63}}) {
+    Tensor device = reference.clone();
+    const float ref = reference.data<float>()[element];
+    device.data<float>()[element] = ref + 0.5f * 0x1p-8f * std::fabs(ref);  // half its bf16 rounding term
+    const AccumulationCheck c = check(o, device);
+    EXPECT_EQ(c.worst_element, element);
+    EXPECT_NEAR(c.worst_ratio, 0.5, 0.01);
+  }
+}
+
 TEST(AccumulationBound, Bf16SumOf32WideTilesIsPastIt) {
   const Operands o = make_operands(7);
   int64_t seen = 0;
