@@ -13,16 +13,17 @@
 #include "comparators/pair_scan.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/vector_lanes.h"
 
 namespace meshtest::comparators {
 
 namespace {
 
 // l2_norm's chunks (tasks) and its f64 lanes, fixed in the source (element
-// i always adds into lane i % kLanes), so its sum is the same whatever the
+// i always adds into lane i % kNormLanes), so its sum is the same whatever the
 // vector width and thread count.
-constexpr int64_t kChunk = 1 << 16;
-constexpr int kLanes = 8;
+constexpr int64_t kNormChunk = 1 << 16;
+constexpr int kNormLanes = 8;
 
 // NaN / inf counts of one side, for the failure message.
 struct NonFinite {
@@ -129,6 +130,57 @@ UlpScan ulp_errors(const float* d, const float* r, double floor, int64_t begin, 
   return out;
 }
 
+// ulp_errors in f32 lanes (core/vector_lanes.h) for a floor of at least
+// kLanesFloor (the inverse ulps are then f32 normals and the f32 difference
+// d - r errs by at most 2^-24 of itself), the sums taken in f32 over blocks
+// of kSteps steps and the blocks in f64; a block whose figures leave f32's
+// range (a wildly wrong device value) is redone by ulp_errors.
+constexpr double kLanesFloor = 0x1p-100;
+UlpScan ulp_errors_lanes(const float* d, const float* r, double floor, int64_t begin, int64_t end) {
+  using namespace lanes;
+  constexpr int64_t kSteps = 32, kBlock = kSteps * kLanes;
+  const Vf low = Vf{} + static_cast<float>(floor);  // exact: floor is a power of two times an f32 value
+  UlpScan out;
+  int64_t i = begin;
+  for (; i + kBlock <= end; i += kBlock) {
+    Vf worst{}, sum_abs{}, sum_bias{};
+    Vi counted{};
+    for (int64_t s = 0; s < kSteps; ++s) {
+      const Vf dv = load(d + i + s * kLanes), rv = load(r + i + s * kLanes);
+      const Vf size = magnitude(rv);
+      const Vu exponent = as<Vu>(larger(size, low)) >> 23;
+      const Vf inverse_ulp = as<Vf>((261u - exponent) << 23);  // 2^(7 - exponent)
+      const Vf error = (dv - rv) * inverse_ulp;
+      const Vf size_error = magnitude(error);
+      const Vi above = size >= low;
+      worst = larger(worst, size_error);
+      sum_abs += above ? size_error : Vf{};
+      sum_bias += above ? as<Vf>(as<Vu>(error) ^ (as<Vu>(rv) & 0x80000000u)) : Vf{};  // sign(r) (d - r)
+      counted -= above;
+    }
+    const double block_abs = lane_sum(sum_abs), block_bias = lane_sum(sum_bias);
+    const float block_worst = lane_max(worst);
+    if (!std::isfinite(block_abs + block_bias) || !std::isfinite(block_worst)) {
+      const UlpScan exact = ulp_errors(d, r, floor, i, i + kBlock);
+      out.largest = std::max(out.largest, exact.largest);
+      out.sum_abs += exact.sum_abs;
+      out.sum_bias += exact.sum_bias;
+      out.counted += exact.counted;
+      continue;
+    }
+    out.largest = std::max(out.largest, static_cast<double>(block_worst));
+    out.sum_abs += block_abs;
+    out.sum_bias += block_bias;
+    out.counted += lane_sum(counted);
+  }
+  const UlpScan rest = ulp_errors(d, r, floor, i, end);
+  out.largest = std::max(out.largest, rest.largest);
+  out.sum_abs += rest.sum_abs;
+  out.sum_bias += rest.sum_bias;
+  out.counted += rest.counted;
+  return out;
+}
+
 template <class Pass>
 UlpScan ulp_scan(int64_t n, const Pass& pass) {
   constexpr int64_t kUlpChunk = 1 << 15;
@@ -165,15 +217,15 @@ double l2_norm(const Tensor& t) {
   const Tensor f = t.dtype() == DType::F32 ? t : t.to(DType::F32);
   const float* p = f.data<float>();
   const int64_t n = f.numel();
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  const int64_t chunks = (n + kNormChunk - 1) / kNormChunk;
   std::vector<double> parts(static_cast<size_t>(chunks));
   parallel_ranges(chunks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
-      double lanes[kLanes] = {};
-      const int64_t first = c * kChunk, last = std::min(n, first + kChunk);
+      double lanes[kNormLanes] = {};
+      const int64_t first = c * kNormChunk, last = std::min(n, first + kNormChunk);
       int64_t i = first;
-      for (; i + kLanes <= last; i += kLanes) {
-        for (int l = 0; l < kLanes; ++l) lanes[l] += static_cast<double>(p[i + l]) * static_cast<double>(p[i + l]);
+      for (; i + kNormLanes <= last; i += kNormLanes) {
+        for (int l = 0; l < kNormLanes; ++l) lanes[l] += static_cast<double>(p[i + l]) * static_cast<double>(p[i + l]);
       }
       for (; i < last; ++i) lanes[0] += static_cast<double>(p[i]) * static_cast<double>(p[i]);
       double sum = 0.0;
@@ -205,7 +257,9 @@ Bf16UlpStats ulp_stats_of_finite(const float* d, const float* r, int64_t n, doub
     return stats;
   }
   const double floor = largest * 0x1p-16;
-  const UlpScan errors = ulp_scan(n, [&](int64_t begin, int64_t end) { return ulp_errors(d, r, floor, begin, end); });
+  const UlpScan errors = ulp_scan(n, [&](int64_t begin, int64_t end) {
+    return floor >= kLanesFloor ? ulp_errors_lanes(d, r, floor, begin, end) : ulp_errors(d, r, floor, begin, end);
+  });
   stats.max = errors.largest;
   stats.counted = errors.counted;
   if (errors.counted > 0) {

@@ -374,3 +374,42 @@ TEST(BfloatUlp, FiguresFromAComparisonAreThoseReadAfresh) {
 }
 
 }  // namespace meshtest::comparators
+
+namespace meshtest::comparators {
+// The ulp figures, read in f32 lanes, against their definition in f64 on
+// every element: results with a near-zero stretch (under the floor: counted
+// out of the means), negative zeros, a block with a wildly wrong element
+// (past f32's range in ulp) and a tail that is not a whole block.
+TEST(BfloatUlp, FiguresAreTheirDefinition) {
+  std::vector<float> reference, device;
+  for (int i = 0; i < 9000; ++i) {
+    float v = 2.0f * std::sin(0.031f * static_cast<float>(i)) + (i % 97 == 0 ? 7.0f : 0.0f);
+    if (i >= 2000 && i < 2600) v *= 1e-7f;  // below largest * 2^-16
+    if (i == 3000) v = -0.0f;
+    reference.push_back(v);
+    device.push_back(round_to_bf16(v * (1.0f + 0.004f * std::cos(1.3f * static_cast<float>(i)))));
+  }
+  device[7000] = 3e38f;
+  reference[7000] = 1e-30f;
+  double largest = 0.0;
+  for (float v : reference) largest = std::max(largest, std::fabs(static_cast<double>(v)));
+  const double floor = largest * 0x1p-16;
+  double worst = 0.0, sum_abs = 0.0, sum_bias = 0.0;
+  int64_t counted = 0;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    const double r = reference[i], size = std::max(std::fabs(r), floor);
+    const double error = (static_cast<double>(device[i]) - r) / std::ldexp(1.0, std::ilogb(size) - 7);
+    worst = std::max(worst, std::fabs(error));
+    if (std::fabs(r) >= floor) {
+      sum_abs += std::fabs(error);
+      sum_bias += std::copysign(1.0, r) * error;
+      ++counted;
+    }
+  }
+  const Bf16UlpStats s = bf16_ulp_stats(t(device), t(reference));
+  EXPECT_EQ(s.counted, counted);
+  EXPECT_NEAR(s.max, worst, 1e-6 * worst);
+  EXPECT_NEAR(s.mean_abs, sum_abs / static_cast<double>(counted), 1e-6 * s.mean_abs);
+  EXPECT_NEAR(s.bias, sum_bias / static_cast<double>(counted), 1e-6 * s.mean_abs);
+}
+}  // namespace meshtest::comparators
