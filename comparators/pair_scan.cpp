@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/vector_lanes.h"
 
 namespace meshtest::comparators {
@@ -27,12 +28,7 @@ constexpr int64_t kChunk = 1 << 16;
 
 inline double value(const float* p, int64_t i) { return static_cast<double>(p[i]); }
 inline double value(const double* p, int64_t i) { return p[i]; }
-inline double value(const uint16_t* p, int64_t i) {
-  const uint32_t bits = static_cast<uint32_t>(p[i]) << 16;
-  float v;
-  std::memcpy(&v, &bits, sizeof v);
-  return static_cast<double>(v);
-}
+inline double value(const uint16_t* p, int64_t i) { return static_cast<double>(bf16_to_f32(p[i])); }
 
 inline bool not_close(double abs_diff, double g, Tolerance tol) {
   return !(abs_diff <= tol.atol + tol.rtol * std::fabs(g));
@@ -155,20 +151,22 @@ constexpr float kTinyBound = 0x1p-100f;  // below it, relative margins do not ho
 // the largest |d - g| rounded to f32 (exact max: rescanned by the caller).
 template <typename D>
 bool scan_block(const D* d, const float* g, Tolerance tol, PairStats& out, float& rounded_max) {
-  // Pass 1 (the block is in L1 after it): each side's mean, and whether the
-  // side is one constant (then its mean is that value exactly).
+  // Pass 1 (the block is in L1 after it): each side's mean, in f32. (A side
+  // that is one constant gets a spread of exactly 0 all the same: its
+  // deviations from a mean rounded off it are one small value, whose sums
+  // are exact, and the correction cancels them.)
   Vf sum_d{}, sum_g{};
-  const Vf first_d = Vf{} + load(d)[0], first_g = Vf{} + g[0];
-  Vi varies_d{}, varies_g{};
   for (int64_t s = 0; s < kSteps; ++s) {
-    const Vf x = load(d + s * kLanes), y = load(g + s * kLanes);
-    sum_d += x;
-    sum_g += y;
-    varies_d |= x != first_d;
-    varies_g |= y != first_g;
+    sum_d += load(d + s * kLanes);
+    sum_g += load(g + s * kLanes);
   }
-  const float mean_d = any_lane(varies_d) ? static_cast<float>(lane_sum(sum_d) / kBlock) : first_d[0];
-  const float mean_g = any_lane(varies_g) ? static_cast<float>(lane_sum(sum_g) / kBlock) : first_g[0];
+  // Held as the vectors pass 2 subtracts and read back from them for the
+  // f64 figures, so both use one f32 value. (Written as a float scalar, the
+  // GCC 12 -O3 -march=native build's f64 figures used a mean that was not
+  // the f32 value subtracted: each block's mean was off by that rounding,
+  // which Pcc.ChunkMergeMatchesATwoPassReference caught.)
+  const Vf mean_d = Vf{} + static_cast<float>(lane_sum(sum_d) / kBlock);
+  const Vf mean_g = Vf{} + static_cast<float>(lane_sum(sum_g) / kBlock);
 
   // Pass 2: sums around those means (a corrected two-pass).
   const float atol = static_cast<float>(tol.atol), rtol = static_cast<float>(tol.rtol);
@@ -211,7 +209,7 @@ bool scan_block(const D* d, const float* g, Tolerance tol, PairStats& out, float
   // + 2 m sum (x - m) + n m^2): their f32 rounding is then relative to the
   // spread, not to the values.
   const double count = static_cast<double>(kBlock);
-  const double md = static_cast<double>(mean_d), mg = static_cast<double>(mean_g);
+  const double md = static_cast<double>(mean_d[0]), mg = static_cast<double>(mean_g[0]);
   out.n = kBlock;
   out.mean_d = md + dev_d / count;
   out.mean_g = mg + dev_g / count;

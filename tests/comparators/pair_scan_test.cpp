@@ -91,12 +91,26 @@ TEST(PairScan, MeanFarFromTheFirstElement) {
   expect_matches(f32(d), f32(g), {1e-2, 1e-2});
 }
 
+// A constant side has no spread at all (compare_tensors then judges by
+// allclose), whatever the constant, including ones whose block sum rounds
+// (306.399658: its mean comes back one ulp off).
 TEST(PairScan, ConstantBlocksHaveNoSpread) {
-  const std::vector<float> c(5000, 0.1f);
-  const PairStats s = scan_pair(f32(c), f32(c), {0, 0});
-  EXPECT_EQ(s.m2_d, 0.0);
-  EXPECT_EQ(s.m2_g, 0.0);
-  EXPECT_EQ(s.not_equal, 0);
+  for (const float value : {0.1f, 0.7f, 1.0f / 3.0f, 123.456f, 306.399658f, -9.87654e-3f, 3.0e10f}) {
+    const std::vector<float> c(5000, value);
+    const PairStats s = scan_pair(f32(c), f32(c), {0, 0});
+    EXPECT_EQ(s.m2_d, 0.0) << value;
+    EXPECT_EQ(s.m2_g, 0.0) << value;
+    EXPECT_EQ(s.not_equal, 0);
+  }
+}
+
+// A whole tensor of tiny values (squares below f32's smallest normal) keeps
+// its spread and correlation.
+TEST(PairScan, ATensorOfTinyValuesKeepsItsSpread) {
+  std::vector<float> g = normal(4096, 0.0f, 1e-25f, 6), d = g;
+  for (size_t i = 0; i < d.size(); i += 2) d[i] *= 1.01f;
+  expect_matches(f32(d), f32(g), {1e-2, 1e-30});
+  EXPECT_GT(scan_pair(f32(d), f32(g), {1e-2, 1e-30}).m2_g, 0.0);
 }
 
 TEST(PairScan, ElementsOnTheirAllcloseBoundAreCountedExactly) {
@@ -117,6 +131,10 @@ TEST(PairScan, ValuesOutsideF32SquaresRangeAreSummedInF64) {
   std::vector<float> g = normal(2048, 0.0f, 1.0f, 3), d = g;
   g[700] = 3e30f;  // its square is past f32's largest value
   d[700] = 2e30f;
+  for (size_t i = 1536; i < 2048; ++i) {  // a wildly wrong block: a constant 1e20 against zeros (its squared
+    d[i] = 1e20f;                           // difference is past f32's range although neither side varies)
+    g[i] = 0.0f;
+  }
   for (size_t i = 1024; i < 1536; ++i) {  // a block of tiny values: squares below f32's smallest normal
     g[i] = 1e-25f * static_cast<float>(i % 7 + 1);
     d[i] = g[i] * 1.01f;
