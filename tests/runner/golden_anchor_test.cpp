@@ -119,6 +119,19 @@ TEST(GoldenAnchor, ATruncatedBf16WeightIsPastWithOrWithoutTinyValues) {
   }
 }
 
+// A weight whose squares leave f32's range (values of 1e30) has its norm
+// summed in f64: an honest conversion keeps a norm ratio of 1, not inf/inf.
+TEST(GoldenAnchor, AWeightOfHugeValuesKeepsAFiniteNorm) {
+  Tensor golden(DType::F32, {64, 40});
+  for (int64_t i = 0; i < golden.numel(); ++i) {
+    golden.data<float>()[i] = round_to_bf16(1e30f * (1.0f + 0.01f * static_cast<float>(i % 13)));
+  }
+  const ConvertedWeightFigures figures = converted_weight_figures(golden.to(DType::BF16), DType::BF16, golden);
+  EXPECT_LE(figures.worst_ratio, 1.0);
+  EXPECT_NEAR(figures.norm_ratio, 1.0, 1e-9);
+  EXPECT_TRUE(std::isfinite(figures.golden_norm));
+}
+
 TEST(GoldenAnchor, CancellingValuesAreMeasuredAgainstTheirOperands) {
   // relu(x - x') where x' is x rounded: the golden is near 0; an error the
   // size of x's bf16 rounding is small against x, not against the result.
