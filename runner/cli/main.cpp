@@ -289,12 +289,14 @@ int main(int argc, char** argv) {
                   "out of memory or throughput stops rising by 5% (record field perf_batch_sweep)")
       ->check(rejects_what_throws([](const std::string& v) { meshtest::runner::parse_batches(v); }));
   run->add_option("--op-golden", run_opts.op_golden_dir,
-                  "Op-level golden: compare every device op with the CPU reference of that one op on the device's "
-                  "own operands; per-op report DIR/<case folder>/op_golden.jsonl, the first op past the per-op "
-                  "thresholds in the console and the record");
+                  "Op-level golden: compare every element of every device op with the CPU reference of that one op "
+                  "on the device's own operands; per-op report DIR/<case folder>/op_golden.jsonl, the first op past "
+                  "the per-op thresholds in the console and the record");
   run->add_flag("--op-golden-check", run_opts.op_golden_check,
                 "Op-level golden as a check for every case (as YAML op_golden: true): a case fails when a device "
-                "op's local PCC or scale is past op_required_pcc / op_scale_tolerance");
+                "op's local PCC or scale is past op_required_pcc / op_scale_tolerance; ops of more than 65,536 "
+                "elements are compared on a sample of their elements, rows or channels (every element with "
+                "--op-golden DIR)");
   add_backend_options(run, run_opts.backend, run_opts.pjrt_plugin, run_opts.pjrt_options);
   run->add_flag("--emitc", run_opts.codegen.check,
                 "Also build each executed case's program as generated C++ (as `codegen` writes it, cached by "

@@ -136,6 +136,7 @@ OpGoldenPlan op_golden_plan(const config::TestEntry& e, const PipelineOptions& o
   if (e.op_required_pcc) plan.thresholds.required_pcc = *e.op_required_pcc;
   if (e.op_scale_tolerance) plan.thresholds.scale_tolerance = *e.op_scale_tolerance;
   if (e.op_max_ulp) plan.thresholds.max_ulp = *e.op_max_ulp;
+  plan.thresholds.every_element = plan.report;
   return plan;
 }
 
@@ -333,7 +334,7 @@ CaseResult run_case(const TestCase& c, const PipelineOptions& options, const Pha
     std::vector<Tensor> device;
     OpGolden op_golden(op_plan.thresholds);
     std::optional<GoldenAnchor> anchor;
-    if (anchored) anchor.emplace(*compiled_graph);
+    if (anchored) anchor.emplace(*compiled_graph, op_plan.thresholds.every_element);
     std::string op_failure;
     std::string anchor_failure;
     {

@@ -19,6 +19,7 @@
 #include "core/parallel.h"
 #include "core/vector_lanes.h"
 #include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/element_sample.h"
 #include "runner/pipeline/op_golden.h"
 #include "runtime/reference/reference_executor.h"
 
@@ -251,7 +252,12 @@ std::string figure(const char* format, double v) {
 
 }  // namespace
 
-GoldenAnchor::GoldenAnchor(const Graph& graph, double rel_l2_bound) : graph_(graph), bound_(rel_l2_bound) {}
+GoldenAnchor::GoldenAnchor(const Graph& graph, bool every_element, double rel_l2_bound)
+    : graph_(graph), every_element_(every_element), bound_(rel_l2_bound) {}
+
+std::vector<SampleRun> GoldenAnchor::runs(int64_t numel) const {
+  return every_element_ ? std::vector<SampleRun>{SampleRun{0, numel}} : sample_runs(numel);
+}
 
 ConvertedWeightFigures converted_weight_figures(const Tensor& device, DType dtype, const Tensor& golden) {
   ConvertedWeightFigures figures;
@@ -282,7 +288,17 @@ void GoldenAnchor::check_weight(const std::string& name, DType dtype, const Tens
   WeightRow row;
   row.name = name;
   row.dtype = std::string(dtype_name(dtype));
-  const ConvertedWeightFigures figures = converted_weight_figures(device, dtype, golden);
+  // A bf16 weight's conversion is elementwise: as a check, a large one is
+  // compared on a sample (a bfp8_b weight's blocks are kept whole).
+  const std::vector<SampleRun> sample = dtype == DType::BF16 ? runs(golden.numel()) : std::vector<SampleRun>{};
+  ConvertedWeightFigures figures;
+  if (sample.size() > 1) {
+    figures = converted_weight_figures(gather_sample(device, sample), dtype, gather_sample(golden, sample));
+    row.sampled = sample_size(golden.numel());
+    figures.golden_norm *= std::sqrt(static_cast<double>(golden.numel()) / static_cast<double>(row.sampled));
+  } else {
+    figures = converted_weight_figures(device, dtype, golden);
+  }
   weight_norms_[p->value] = figures.golden_norm;
   row.worst_ratio = figures.worst_ratio;
   row.norm_ratio = figures.norm_ratio;
@@ -310,8 +326,10 @@ void GoldenAnchor::observe(const backend::OpExecution& e) {
     return;
   }
   const std::string layer = e.index < layers_.size() ? layers_[e.index] : "";
-  kept_.insert_or_assign(out.value,
-                         Kept{e.index, std::string(op_name(e.instr.kind)), e.instr.origin, layer, e.result.clone()});
+  // A routing mask is kept whole: the golden takes it (compare_value).
+  Tensor kept = e.instr.kind == OpKind::TopkMask ? e.result.clone() : gather_sample(e.result, runs(e.result.numel()));
+  kept_.insert_or_assign(out.value, Kept{e.index, std::string(op_name(e.instr.kind)), e.instr.origin, layer,
+                                         e.result.shape(), std::move(kept)});
 }
 
 runtime::ReferenceOpHook GoldenAnchor::watch() {
@@ -339,9 +357,9 @@ void GoldenAnchor::compare_value(const Op& op, const std::vector<Tensor>& operan
     in.push_back(m->second);
   }
   const auto it = kept_.find(op.output);
-  const bool comparable = it != kept_.end() && it->second.result.shape() == result.shape();
+  const bool comparable = it != kept_.end() && it->second.shape == result.shape();
   if (comparable && op.kind == OpKind::TopkMask) {  // follow the device's routing
-    result = it->second.result.to(result.dtype());
+    result = it->second.kept.to(result.dtype());
   }
   if (!comparable || op.kind == OpKind::TopkMask) {
     Magnitude out{norm(result), 0.0, result.numel()};
@@ -351,10 +369,16 @@ void GoldenAnchor::compare_value(const Op& op, const std::vector<Tensor>& operan
     return;
   }
   const Kept& k = it->second;
+  const int64_t n = result.numel();
+  const std::vector<SampleRun> sample = runs(n);
+  const Tensor golden = (sample.size() > 1 ? gather_sample(result, sample) : result.reshaped({n})).to(DType::F32);
   const comparators::OutputMetrics m =
-      comparators::compare_tensors(k.origin, k.result.dtype() == DType::BF16 ? k.result : k.result.to(DType::F32),
-                                   result.to(DType::F32), {});  // a bf16 value is read as it is kept
-  Magnitude out{m.golden_l2, 0.0, result.numel()};
+      comparators::compare_tensors(k.origin, k.kept.dtype() == DType::BF16 ? k.kept : k.kept.to(DType::F32), golden,
+                                   {});  // a bf16 value is read as it is kept
+  // A sample's sums of squares, scaled to the value's element count.
+  const int64_t sampled = golden.numel() < n ? golden.numel() : 0;
+  const double extent = sampled > 0 ? std::sqrt(static_cast<double>(n) / static_cast<double>(sampled)) : 1.0;
+  Magnitude out{m.golden_l2 * extent, 0.0, n};
   out.scale = value_scale(op.kind, in, out);
   magnitudes_[op.output] = out;
   double inherited = 0.0;  // the worst error among its operands compared so far
@@ -368,7 +392,11 @@ void GoldenAnchor::compare_value(const Op& op, const std::vector<Tensor>& operan
   row.layer = k.layer;
   row.shape = result.shape();
   row.pcc = m.pcc;
-  row.rel_l2 = !m.finite ? INFINITY : m.error_l2 == 0.0 ? 0.0 : out.scale > 0.0 ? m.error_l2 / out.scale : INFINITY;
+  row.sampled = sampled;
+  row.rel_l2 = !m.finite            ? INFINITY
+               : m.error_l2 == 0.0  ? 0.0
+               : out.scale > 0.0    ? m.error_l2 * extent / out.scale
+                                    : INFINITY;
   row.inherited = inherited;
   errors_[op.output] = row.rel_l2;
   row.norm_ratio = m.norm_ratio;
@@ -429,8 +457,9 @@ std::string describe_anchor_row(const AnchorRow& row) {
   char figures[128];
   std::snprintf(figures, sizeof figures, "rel_l2 %.4g (allowed %.3g), pcc %.6f, scale %.4f", row.rel_l2, row.bound,
                 row.pcc, row.norm_ratio);
+  const std::string sample = row.sampled > 0 ? " on a sample of " + std::to_string(row.sampled) + " elements" : "";
   return row.origin + (row.layer.empty() ? "" : " in " + row.layer) + " (device op " + std::to_string(row.index) +
-         ", " + shape_to_string(row.shape) + "): " + figures;
+         ", " + shape_to_string(row.shape) + "): " + figures + sample;
 }
 
 std::string golden_anchor_jsonl(const AnchorReport& report) {
@@ -447,6 +476,7 @@ std::string golden_anchor_jsonl(const AnchorReport& report) {
     j["pcc"] = num(r.pcc);
     j["rel_l2"] = num(r.rel_l2);
     j["inherited"] = num(r.inherited);
+    j["sampled"] = r.sampled;
     j["norm_ratio"] = num(r.norm_ratio);
     j["judged"] = r.judged;
     j["past_threshold"] = r.past;
@@ -458,6 +488,7 @@ std::string golden_anchor_jsonl(const AnchorReport& report) {
     j["name"] = w.name;
     j["dtype"] = w.dtype;
     j["worst_ratio"] = num(w.worst_ratio);
+    j["sampled"] = w.sampled;
     j["norm_ratio"] = num(w.norm_ratio);
     j["past_threshold"] = w.past;
     out += j.dump() + "\n";

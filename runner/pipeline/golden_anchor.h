@@ -11,7 +11,9 @@
 //    of the same graph on the same inputs. The errors of bf16 accumulate
 //    along the graph, so the bound is loose (kDefaultAnchorRelL2), and the
 //    first intermediate past it (program order) names where a wrong value
-//    entered: its op, origin and layer path.
+//    entered: its op, origin and layer path. As a check (not the report), a
+//    large value is compared on a sample (element_sample.h): the figures are
+//    the sample's, its sums of squares scaled to the value's element count.
 // 2. Weights against the golden's. Each weight as the device holds it
 //    (bf16, bfp8_b) is compared element by element with the graph's f32
 //    weight, within what the conversion may lose: bf16 2^-7 of the element,
@@ -33,6 +35,7 @@
 #include "core/graph.h"
 #include "core/tensor.h"
 #include "reports/case_result.h"
+#include "runner/pipeline/element_sample.h"
 #include "runner/pipeline/op_golden.h"
 #include "runtime/reference/reference_executor.h"
 
@@ -68,6 +71,7 @@ struct AnchorRow {
   double rel_l2 = 0.0;
   double norm_ratio = 1.0;
   double inherited = 0.0;  // the largest rel_l2 among its compared operands
+  int64_t sampled = 0;     // elements compared, when a sample (element_sample.h); 0: all
   double bound = kDefaultAnchorRelL2;  // the rel_l2 allowed
   bool judged = true;   // false: too small (kAnchorMinElements) or LoFi GEMMs
   bool past = false;
@@ -78,6 +82,7 @@ struct WeightRow {
   std::string dtype;         // device dtype
   double worst_ratio = 0.0;  // worst |device - golden| / allowed, over elements
   double norm_ratio = 1.0;   // ||device|| / ||golden||
+  int64_t sampled = 0;       // elements compared, when a sample (element_sample.h); 0: all
   bool past = false;
 };
 
@@ -101,7 +106,9 @@ struct AnchorMagnitude {
 class GoldenAnchor {
  public:
   // `graph`: the graph the device compiled (must outlive this object).
-  GoldenAnchor(const Graph& graph, double rel_l2_bound = kDefaultAnchorRelL2);
+  // `every_element`: compare large values whole (the report) rather than on
+  // a sample (the check: element_sample.h).
+  GoldenAnchor(const Graph& graph, bool every_element = false, double rel_l2_bound = kDefaultAnchorRelL2);
   // Device side (a backend::OpExecution observer): keeps chip 0's results by
   // graph value and checks each weight the first time an op reads it.
   void observe(const backend::OpExecution& e);
@@ -121,14 +128,18 @@ class GoldenAnchor {
   struct Kept {
     size_t index;
     std::string op, origin, layer;
-    Tensor result;  // device dtype, a deep copy
+    Shape shape;
+    Tensor kept;  // the result's sample (a copy, flat); the whole result for a routing mask
   };
   // `dtype`: the buffer's device dtype (a bfp8_b weight reaches the kernel decoded).
   void check_weight(const std::string& name, DType dtype, const Tensor& device);
+  // The runs of a value of `numel` elements it compares (all, or a sample).
+  std::vector<SampleRun> runs(int64_t numel) const;
   // The watch hook's body: one golden value against the device's.
   void compare_value(const Op& op, const std::vector<Tensor>& operands, Tensor& result);
 
   const Graph& graph_;
+  bool every_element_;
   double bound_;
   std::mutex mutex_;
   bool mesh_ = false;

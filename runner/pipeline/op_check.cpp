@@ -11,6 +11,8 @@
 
 #include "comparators/metrics.h"
 #include "runner/pipeline/accumulation_bound.h"
+#include "runner/pipeline/element_sample.h"
+#include "runner/pipeline/row_sample.h"
 #include "runner/pipeline/op_golden.h"
 #include "runtime/reference/reference_executor.h"
 
@@ -120,6 +122,45 @@ void compare(const OpToCheck& op, const std::vector<Tensor>& operands, const Ten
   }
 }
 
+// `t` as the reference reads it: floats as f32, other dtypes as they are.
+Tensor as_f32(const Tensor& t) { return is_floating(t.dtype()) && t.dtype() != DType::F32 ? t.to(DType::F32) : t; }
+
+// Operand `slot` as the reference reads it: a weight it reads as held, else
+// f32, shared through `cache` (none for a sample's own copies).
+Tensor reference_operand(OpKind kind, size_t slot, const Tensor& t, ConversionCache* cache) {
+  if (runtime::reads_operand_as_held(kind, slot, t.dtype())) return t;
+  return cache != nullptr ? cache->f32(t) : as_f32(t);
+}
+
+// A large elementwise op on its sample (element_sample.h): each sampled
+// result element against the reference of the operand elements it read.
+void check_elementwise_sample(const OpToCheck& op, const OpThresholds& thresholds, OpGoldenRow& row) {
+  const std::vector<SampleRun> runs = sample_runs(op.result.numel());
+  std::vector<Tensor> operands;
+  for (const Tensor& t : op.operands) operands.push_back(as_f32(gather_broadcast_sample(t, op.result.shape(), runs)));
+  const Tensor reference = runtime::run_reference_op(Op{op.instr->kind, {}, kNoValue, op.instr->attrs}, operands);
+  const Tensor result = as_f32(gather_sample(op.result, runs));
+  row.sampled = result.numel();
+  compare(op, operands, result, reference, thresholds, row);
+}
+
+// An op with independent rows on its sample (row_sample.h): the reference of
+// the narrowed op, under the attributes the sample runs with.
+void check_row_sample(const OpToCheck& op, RowSample& sample, const OpThresholds& thresholds, ConversionCache& cache,
+                      OpGoldenRow& row) {
+  DeviceInstr narrowed = *op.instr;
+  if (sample.attrs) narrowed.attrs = *sample.attrs;
+  OpToCheck narrowed_op = op;
+  narrowed_op.instr = &narrowed;
+  for (size_t i = 0; i < sample.operands.size(); ++i) {
+    sample.operands[i] = reference_operand(narrowed.kind, i, sample.operands[i], sample.narrowed[i] ? nullptr : &cache);
+  }
+  const Tensor result = as_f32(sample.result);
+  row.sampled = result.numel();
+  const Tensor reference = runtime::run_reference_op(Op{narrowed.kind, {}, kNoValue, narrowed.attrs}, sample.operands);
+  compare(narrowed_op, sample.operands, result, reference, thresholds, row);
+}
+
 }  // namespace
 
 void flag_row(OpGoldenRow& row, const std::string& note) {
@@ -207,16 +248,26 @@ OpGoldenRow check_op(const OpToCheck& op, const OpThresholds& thresholds, Conver
     return row;
   }
   try {
+    if (!thresholds.every_element) {
+      if (is_elementwise(instr.kind) && op.result.numel() > kSampleAbove) {
+        check_elementwise_sample(op, thresholds, row);
+        return row;
+      }
+      if (std::optional<RowSample> sample = sample_rows(instr, op.index, op.chip, op.operands, op.result)) {
+        check_row_sample(op, *sample, thresholds, cache, row);
+        return row;
+      }
+    }
     std::vector<Tensor> operands;
     operands.reserve(op.operands.size());
     for (size_t i = 0; i < op.operands.size(); ++i) {
-      const Tensor& t = op.operands[i];
-      operands.push_back(runtime::reads_operand_as_held(instr.kind, i, t.dtype()) ? t : cache.f32(t));
+      operands.push_back(reference_operand(instr.kind, i, op.operands[i], &cache));
     }
+    const Tensor result = cache.f32(op.result);
     const std::optional<Tensor> fused = composite_reference(instr, operands);
     const Tensor reference =
         fused ? *fused : runtime::run_reference_op(Op{instr.kind, {}, kNoValue, instr.attrs}, operands);
-    compare(op, operands, cache.f32(op.result), reference, thresholds, row);
+    compare(op, operands, result, reference, thresholds, row);
   } catch (const std::exception& ex) {
     row.status = "error";
     row.note = ex.what();

@@ -4,7 +4,10 @@
 // bound of elementwise ops, the accumulation bound of contractions).
 // Operands are converted to f32 once: a ConversionCache shares the f32 form
 // of a tensor between the op that made it (its result) and the ops that read
-// it, and between ops reading one weight or activation.
+// it, and between ops reading one weight or activation. As a check (not
+// OpThresholds::every_element), a large elementwise op is compared on its
+// window sample (element_sample.h) and a large GEMM, convolution or pooling
+// on a sample of its rows or channels (row_sample.h).
 #pragma once
 
 #include <cstddef>

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <pthread.h>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -128,6 +129,7 @@ double thread_cpu_seconds() {
 }  // namespace
 
 void OpGolden::check_loop() {
+  pthread_setname_np(pthread_self(), "op-golden");  // so a profile can tell its CPU from the device's
   const double cpu0 = thread_cpu_seconds();
   // The f32 forms of the last 64 MiB of tensors: a result is converted once
   // for its own check and is then the next ops' operand (a larger cache only
@@ -245,6 +247,7 @@ std::string describe_row(const OpGoldenRow& row) {
                   static_cast<long long>(row.k));
     text += figures;
   }
+  if (row.sampled > 0) text += " (on a sample of " + std::to_string(row.sampled) + " elements)";
   return row.origin + (row.layer.empty() ? "" : " in " + row.layer) + " (device op " + std::to_string(row.index) +
          ", chip " + std::to_string(row.chip) + ", " + row.dtype + shape_to_string(row.shape) + "): " + text;
 }
@@ -280,6 +283,7 @@ std::string op_golden_jsonl(const std::vector<OpGoldenRow>& rows) {
         j["k"] = r.k;
         j["accumulation_ratio"] = num(r.accumulation_ratio);
       }
+      if (r.sampled > 0) j["sampled"] = r.sampled;
       j["past_threshold"] = r.past;
       j["first_past_threshold"] = r.first;
     }

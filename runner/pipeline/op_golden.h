@@ -80,6 +80,11 @@ struct OpThresholds {
   // element to the f32 accumulation bound of their length K
   // (accumulation_bound.h).
   bool accumulation_bound = true;
+  // Compare every element of every op (the report, --op-golden DIR); false
+  // (the check): large elementwise ops on a sample of their elements
+  // (element_sample.h), large contractions on a sample of their rows or
+  // channels (contraction_sample.h).
+  bool every_element = false;
 };
 
 // One device op on one chip, as op_golden.jsonl holds it.
@@ -104,6 +109,7 @@ struct OpGoldenRow {
   int64_t ulp_counted = 0;    // the elements those means are over
   int64_t k = 0;            // contractions: the accumulation length; 0: not a contraction checked so
   double accumulation_ratio = NAN;  // worst |device - reference| / its K-derived bound; NaN: not measured
+  int64_t sampled = 0;      // the result elements compared, when a sample (OpThresholds::every_element); 0: all
   bool past = false;        // past the per-op thresholds
   bool first = false;       // the first op past them (program order, then chip)
 };

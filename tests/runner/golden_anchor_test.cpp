@@ -14,6 +14,7 @@
 #include "core/mutation.h"
 #include "core/rng.h"
 #include "runner/pipeline/compile_phase.h"
+#include "runner/pipeline/element_sample.h"
 #include "runner/pipeline/golden_anchor.h"
 #include "runner/pipeline/op_golden.h"
 
@@ -24,9 +25,9 @@ constexpr int64_t kRows = 64;
 constexpr int64_t kHidden = 64;
 
 // x -> LayerNorm written out (fused into layer_norm at -O1) -> linear -> relu.
-Graph layer_norm_then_linear() {
+Graph layer_norm_then_linear(int64_t rows = kRows) {
   GraphBuilder b("anchor");
-  const ValueId x = b.input("x", DType::F32, {kRows, kHidden});
+  const ValueId x = b.input("x", DType::F32, {rows, kHidden});
   const Attrs last{{"axes", std::vector<int64_t>{-1}}, {"keepdim", int64_t{1}}};
   const ValueId centered = b.sub(x, b.op(OpKind::ReduceMean, {x}, last));
   const ValueId var = b.op(OpKind::ReduceMean, {b.mul(centered, centered)}, last);
@@ -41,17 +42,17 @@ Graph layer_norm_then_linear() {
   return g;
 }
 
-AnchorReport run_anchored(const Graph& graph, DType weight_dtype) {
+AnchorReport run_anchored(const Graph& graph, DType weight_dtype, int64_t rows = kRows, bool every_element = false) {
   CompileSettings settings;
   settings.use_cache = false;
   CompileTarget target;
   target.device.optimization_level = 1;
   target.device.weight_dtype = weight_dtype;
   CompiledCase compiled = compile_graph(graph, settings, target);
-  GoldenAnchor anchor(graph);
+  GoldenAnchor anchor(graph, every_element);
   EXPECT_TRUE(compiled.backend->observe_ops(*compiled.executable,
                                             [&anchor](const backend::OpExecution& e) { anchor.observe(e); }));
-  const std::map<std::string, Tensor> inputs{{"x", random_normal({kRows, kHidden}, 3, 2.0f, 1.0f)}};
+  const std::map<std::string, Tensor> inputs{{"x", random_normal({rows, kHidden}, 3, 2.0f, 1.0f)}};
   backend::MemoryStats stats;
   compiled.backend->execute(*compiled.executable, inputs, stats);
   return anchor.finish(inputs);
@@ -79,6 +80,35 @@ TEST(GoldenAnchor, APassThatSwapsLayerNormOperandsFailsAtTheFusedOp) {
   const AnchorReport report = run_anchored(graph, DType::BF16);
   EXPECT_NE(report.failure.find("first diverging intermediate: op #"), std::string::npos) << report.failure;
   EXPECT_NE(report.failure.find("layer_norm in ln"), std::string::npos) << report.failure;
+}
+
+// Values of more than kSampleAbove elements are compared on their sample
+// (element_sample.h): the sample's rel_l2 estimates the whole value's (its
+// sums scaled to the element count, as the scales it is measured against
+// are), and the pass that swaps layer_norm's operands still fails there.
+TEST(GoldenAnchor, LargeValuesAreComparedOnASampleThatEstimatesTheWhole) {
+  constexpr int64_t kLargeRows = 4096;
+  const Graph graph = layer_norm_then_linear(kLargeRows);
+  const AnchorReport sampled = run_anchored(graph, DType::BF16, kLargeRows, false);
+  const AnchorReport whole = run_anchored(graph, DType::BF16, kLargeRows, true);
+  EXPECT_EQ(sampled.failure, "");
+  ASSERT_EQ(sampled.rows.size(), whole.rows.size());
+  int compared = 0;
+  for (size_t i = 0; i < sampled.rows.size(); ++i) {
+    const AnchorRow& s = sampled.rows[i];
+    EXPECT_EQ(whole.rows[i].sampled, 0);
+    if (s.shape != Shape{kLargeRows, kHidden}) continue;
+    ++compared;
+    EXPECT_EQ(s.sampled, sample_size(kLargeRows * kHidden)) << describe_anchor_row(s);
+    EXPECT_NEAR(s.rel_l2, whole.rows[i].rel_l2, 0.1 * whole.rows[i].rel_l2 + 1e-6) << describe_anchor_row(s);
+    EXPECT_NEAR(s.norm_ratio, whole.rows[i].norm_ratio, 1e-3) << describe_anchor_row(s);
+  }
+  EXPECT_GE(compared, 3);
+  for (const WeightRow& w : sampled.weights) EXPECT_FALSE(w.past) << w.name;
+  ScopedMutant mutant(MutantId::FuseLayerNormGammaBetaSwapped);
+  const AnchorReport broken = run_anchored(graph, DType::BF16, kLargeRows, false);
+  EXPECT_NE(broken.failure.find("layer_norm in ln"), std::string::npos) << broken.failure;
+  EXPECT_NE(broken.failure.find("on a sample of"), std::string::npos) << broken.failure;
 }
 
 TEST(GoldenAnchor, ATruncatingBfp8EncoderFailsTheWeight) {
