@@ -65,11 +65,28 @@ dnnl::primitive_attr user_scratchpad() {
   return attr;
 }
 
+// Host memory for one op's oneDNN temporaries (reordered operands, a blocked
+// result, scratchpads) taken from the tensors' allocator, so large ones are
+// recycled through the buffer pool (core/buffer_pool.h) instead of each op
+// of each execution faulting in fresh pages; held until the op is done.
+class TempMemory {
+ public:
+  memory make(const memory::desc& desc) {
+    const size_t bytes = desc.get_size();
+    if (bytes == 0) return memory(desc, cpu_engine());
+    held_.push_back(Tensor::uninitialized(DType::U8, {static_cast<int64_t>(bytes)}));
+    return memory(desc, cpu_engine(), held_.back().raw_data());
+  }
+
+ private:
+  std::vector<Tensor> held_;
+};
+
 // Executes `prim` with a scratchpad of its own (see above).
 template <class Pd>
 void execute_with_scratchpad(const dnnl::primitive& prim, const Pd& pd, dnnl::stream& stream,
-                             std::unordered_map<int, memory> args) {
-  args.emplace(DNNL_ARG_SCRATCHPAD, memory(pd.scratchpad_desc(), cpu_engine()));
+                             std::unordered_map<int, memory> args, TempMemory& temp) {
+  args.emplace(DNNL_ARG_SCRATCHPAD, temp.make(pd.scratchpad_desc()));
   prim.execute(stream, args);
 }
 
@@ -116,7 +133,8 @@ void run_matmul(const MatmulEntry& e, const void* a, const void* b, const float*
                                        {DNNL_ARG_WEIGHTS, memory(e.pd.weights_desc(), eng, const_cast<void*>(b))},
                                        {DNNL_ARG_DST, memory(e.pd.dst_desc(), eng, out)}};
   if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(e.pd.bias_desc(), eng, const_cast<float*>(bias)));
-  execute_with_scratchpad(e.prim, e.pd, stream, std::move(args));
+  TempMemory temp;
+  execute_with_scratchpad(e.prim, e.pd, stream, std::move(args), temp);
   stream.wait();
 }
 
@@ -134,19 +152,20 @@ std::optional<dnnl::reorder> make_reorder(const memory::desc& from, const memory
   return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to, user_scratchpad()));
 }
 
-void run_reorder(const dnnl::reorder& reorder, const memory& from, const memory& to, dnnl::stream& stream) {
+void run_reorder(const dnnl::reorder& reorder, const memory& from, const memory& to, dnnl::stream& stream,
+                 TempMemory& temp) {
   const dnnl_memory_desc_t* scratch = dnnl_primitive_desc_query_md(reorder.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
   std::unordered_map<int, memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-  args.emplace(DNNL_ARG_SCRATCHPAD, memory(memory::desc(*scratch), cpu_engine()));
+  args.emplace(DNNL_ARG_SCRATCHPAD, temp.make(memory::desc(*scratch)));
   reorder.execute(stream, args);
 }
 
-// `from` (user memory) reordered into a fresh memory of `to_desc` when needed.
+// `from` (user memory) reordered into a temporary of `to_desc` when needed.
 memory prepare_input(const std::optional<dnnl::reorder>& reorder, memory from, const memory::desc& to_desc,
-                     dnnl::stream& stream) {
+                     dnnl::stream& stream, TempMemory& temp) {
   if (!reorder) return from;
-  memory to(to_desc, cpu_engine());
-  run_reorder(*reorder, from, to, stream);
+  memory to = temp.make(to_desc);
+  run_reorder(*reorder, from, to, stream, temp);
   return to;
 }
 
@@ -278,16 +297,18 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& a
 
   dnnl::engine& eng = cpu_engine();
   dnnl::stream stream(eng);
-  const memory src = prepare_input(e->src_reorder, memory(e->src_plain, eng, mutable_ptr(x)), e->pd.src_desc(), stream);
+  TempMemory temp;
+  const memory src =
+      prepare_input(e->src_reorder, memory(e->src_plain, eng, mutable_ptr(x)), e->pd.src_desc(), stream, temp);
   const memory wei =
-      prepare_input(e->wei_reorder, memory(e->wei_plain, eng, mutable_ptr(w)), e->pd.weights_desc(), stream);
+      prepare_input(e->wei_reorder, memory(e->wei_plain, eng, mutable_ptr(w)), e->pd.weights_desc(), stream, temp);
   memory dst_plain(e->dst_plain, eng, out.raw_data());
-  memory dst = e->dst_reorder ? memory(e->pd.dst_desc(), eng) : dst_plain;
+  memory dst = e->dst_reorder ? temp.make(e->pd.dst_desc()) : dst_plain;
   std::vector<float> b = bias_as_f32(bias);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
   if (bias) args.emplace(DNNL_ARG_BIAS, memory(e->bias_md, eng, b.data()));
-  execute_with_scratchpad(e->prim, e->pd, stream, std::move(args));
-  if (e->dst_reorder) run_reorder(*e->dst_reorder, dst, dst_plain, stream);
+  execute_with_scratchpad(e->prim, e->pd, stream, std::move(args), temp);
+  if (e->dst_reorder) run_reorder(*e->dst_reorder, dst, dst_plain, stream, temp);
   stream.wait();
 }
 
@@ -323,9 +344,11 @@ void pool2d(OpKind kind, const Attrs& attrs, const Tensor& x, Tensor& out) {
   });
   dnnl::engine& eng = cpu_engine();
   dnnl::stream stream(eng);
+  TempMemory temp;
   execute_with_scratchpad(e->prim, e->pd, stream,
                           {{DNNL_ARG_SRC, memory(e->pd.src_desc(), eng, mutable_ptr(x))},
-                           {DNNL_ARG_DST, memory(e->pd.dst_desc(), eng, out.raw_data())}});
+                           {DNNL_ARG_DST, memory(e->pd.dst_desc(), eng, out.raw_data())}},
+                          temp);
   stream.wait();
 }
 
