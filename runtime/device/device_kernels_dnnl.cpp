@@ -268,6 +268,20 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor* bias, const Attrs& a
   const Dims padding = spatial_pair(attrs, "padding", 0);
   const Dims dilation = spatial_pair(attrs, "dilation", 1, 1);  // oneDNN counts dilation from 0
   if (out.numel() == 0) return;
+  // A pointwise conv (1x1, stride 1, no padding, one group, no bias) in NCHW is
+  // a matmul per image, W[Cout, Cin] x X[Cin, H*W]: run as one, with no
+  // reorder of the activations or the weights into a convolution's layout.
+  if (groups == 1 && bias == nullptr && w.dim(2) == 1 && w.dim(3) == 1 && strides == Dims{1, 1} &&
+      padding == Dims{0, 0} && x.dim(2) == out.dim(2) && x.dim(3) == out.dim(3)) {
+    const int64_t channels = x.dim(1), out_channels = w.dim(0), plane = x.dim(2) * x.dim(3);
+    const auto e = matmul_entry(1, out_channels, channels, plane, false, false);
+    const auto* px = x.data<uint16_t>();
+    auto* po = out.data<uint16_t>();
+    for (int64_t n = 0; n < x.dim(0); ++n) {
+      run_matmul(*e, w.raw_data(), px + n * channels * plane, nullptr, po + n * out_channels * plane);
+    }
+    return;
+  }
 
   static PrimitiveCache<ConvEntry> cache;
   const std::string key = "conv:" + dims_key(src_dims) + dims_key(wei_dims) + dims_key(dst_dims) + dims_key(strides) +
