@@ -3,7 +3,6 @@
 #include "core/buffer_pool.h"
 
 #include <pthread.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,13 +57,7 @@ Pool& pool() {
   return *p;
 }
 
-void* allocate_fresh(size_t bytes) {
-  void* p = std::aligned_alloc(kAlignment, bytes);
-#ifdef MADV_HUGEPAGE
-  if (p != nullptr) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: no error if THP is off
-#endif
-  return p;
-}
+void* allocate_fresh(size_t bytes) { return std::aligned_alloc(kAlignment, bytes); }
 
 }  // namespace
 

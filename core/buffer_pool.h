@@ -14,13 +14,17 @@
 
 namespace meshtest::buffer_pool {
 
-// Buffers of at least this many bytes come from the pool, 2 MiB aligned
-// (smaller ones are malloc's business). 256 KiB takes in a real-size CNN's
-// activations (100 KB to 2 MB in bf16): on huge pages and recycled, their
-// first touches fault 4x less (resnet50's case, no per-op check: 34 K -> 8 K
-// page faults with the device's oneDNN temporaries pooled too, 0.231 ->
-// 0.191 s; docs/benchmarks.md).
+// Buffers of at least this many bytes come from the pool (smaller ones are
+// malloc's business). 256 KiB takes in a real-size CNN's activations (100 KB
+// to 2 MB in bf16) and the device's temporaries: recycled within a case,
+// resnet50's case without the per-op check took 0.231 -> 0.204 s
+// (docs/benchmarks.md).
 inline constexpr size_t kMinBytes = size_t{256} << 10;
+// Sizes are rounded up to a multiple of this, so buffers of nearby sizes
+// serve each other. (Transparent huge pages were tried and dropped: they
+// saved a single case 10% but the kernel's compaction for each fresh 2 MiB
+// page cost runs of many cases more, 2-4 s of system CPU on the PR
+// selection against 1.4-1.7 s without.)
 inline constexpr size_t kAlignment = size_t{2} << 20;
 
 struct Buffer {

@@ -49,9 +49,8 @@ namespace {
 // Elements per parallel conversion task.
 constexpr int64_t kConvertGrain = int64_t{1} << 16;
 
-// Large tensors come from the buffer pool (2 MiB aligned, transparent huge
-// pages, recycled instead of fresh zeroed pages: core/buffer_pool.h); small
-// ones from malloc.
+// Large tensors come from the buffer pool (recycled instead of fresh zeroed
+// pages: core/buffer_pool.h); small ones from malloc.
 std::shared_ptr<void> allocate_storage(size_t bytes, bool zero) {
   const size_t rounded = bytes == 0 ? 64 : ((bytes + 63) / 64) * 64;
   if (rounded >= buffer_pool::kMinBytes) {
