@@ -39,12 +39,12 @@ struct ConvBand {
 ConvBand conv_band(int64_t out_rows, size_t op_index, int chip) {
   ConvBand band;
   band.rows = std::min(out_rows, std::max(kMinKeptRows, out_rows / kRowSampleEvery));
-  const uint64_t draw = mix(static_cast<uint64_t>(op_index) * 0x9E37u + static_cast<uint64_t>(chip) + 1);
+  const uint64_t pick = mix(static_cast<uint64_t>(op_index) * 0x9E37u + static_cast<uint64_t>(chip) + 1);
   const int64_t last_first = out_rows - band.rows;
-  switch (draw % 4) {
+  switch (pick % 4) {
     case 0: band.first = 0; break;
     case 1: band.first = last_first; break;
-    default: band.first = static_cast<int64_t>((draw >> 8) % static_cast<uint64_t>(last_first + 1));
+    default: band.first = static_cast<int64_t>((pick >> 8) % static_cast<uint64_t>(last_first + 1));
   }
   return band;
 }
