@@ -54,8 +54,14 @@ inline size_t count_occurrences(const std::string& text, const std::string& need
 
 // An empty folder in the temp dir named after `prefix`, this process and the running test.
 inline std::filesystem::path fresh_test_dir(const std::string& prefix, const std::string& test_name) {
+  // One folder: a parametrized test's name ("Name/3") holds a '/', which
+  // would make a nested folder whose parent outlives the test.
+  std::string name = test_name;
+  for (char& c : name) {
+    if (c == '/') c = '_';
+  }
   const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()) + "_" + test_name);
+      std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()) + "_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -22,9 +22,25 @@ std::string query_one(sqlite3* db, const std::string& sql) {
   return out;
 }
 
+// An SQLite file in the temp dir, removed with its -wal and -shm files when
+// it goes out of scope (declared before the stores on it, so after they close).
+struct TempDb {
+  std::string path;
+  explicit TempDb(const std::string& name)
+      : path((std::filesystem::temp_directory_path() / ("meshtest_" + name + "_" + std::to_string(getpid()) + ".db"))
+                 .string()) {
+    remove_files();
+  }
+  ~TempDb() { remove_files(); }
+  void remove_files() const {
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
+  }
+};
+
 TEST(SqliteStore, RecordsRunsResultsAndOutputs) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("meshtest_store_" + std::to_string(getpid()) + ".db")).string();
-  std::filesystem::remove(path);
+  const TempDb file("store");
+  const std::string& path = file.path;
   {
     SqliteStore store(path);
     EXPECT_EQ(store.schema_version(), latest_schema_version());
@@ -47,17 +63,11 @@ TEST(SqliteStore, RecordsRunsResultsAndOutputs) {
   SqliteStore reopened(path);  // migrations are idempotent
   EXPECT_EQ(reopened.schema_version(), latest_schema_version());
   EXPECT_EQ(query_one(reopened.handle(), "SELECT count(*) FROM results"), "1");
-  std::filesystem::remove(path);
-}
-
-std::string temp_db(const std::string& name) {
-  const auto path = std::filesystem::temp_directory_path() / ("meshtest_" + name + "_" + std::to_string(getpid()) + ".db");
-  std::filesystem::remove(path);
-  return path.string();
 }
 
 TEST(SqliteStore, MigratesAVersion1DatabaseKeepingItsRows) {
-  const std::string path = temp_db("v1");
+  const TempDb file("v1");
+  const std::string& path = file.path;
   {
     SqliteDatabase db(path);
     migrate_schema(db, 1);
@@ -77,11 +87,11 @@ TEST(SqliteStore, MigratesAVersion1DatabaseKeepingItsRows) {
   ASSERT_EQ(results[0].outputs.size(), 1u);  // v4 rebuilt result_outputs and kept the row
   EXPECT_EQ(results[0].outputs[0].kind, "output");
   EXPECT_EQ(results[0].outputs[0].name, "logits");
-  std::filesystem::remove(path);
 }
 
 TEST(SqliteStore, RefusesADatabaseFromANewerMeshtest) {
-  const std::string path = temp_db("newer");
+  const TempDb file("newer");
+  const std::string& path = file.path;
   { SqliteDatabase(path).set_schema_version(99); }
   try {
     SqliteStore store(path);
@@ -89,7 +99,6 @@ TEST(SqliteStore, RefusesADatabaseFromANewerMeshtest) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("newer than this meshtest"), std::string::npos) << e.what();
   }
-  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "reports/sqlite_database.h"
 #ifdef MESHTEST_HAVE_POSTGRES
@@ -17,6 +18,22 @@ namespace meshtest::reports::testing {
 namespace {
 
 int counter = 0;
+
+// The SQLite stores this process made, removed (with their -wal and -shm
+// files) when it exits: each test runs in a process of its own.
+struct MadeFiles {
+  std::vector<std::string> paths;
+  ~MadeFiles() {
+    std::error_code ignored;
+    for (const std::string& path : paths) {
+      for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ignored);
+    }
+  }
+};
+MadeFiles& made_files() {
+  static MadeFiles files;
+  return files;
+}
 
 std::string unique_name() { return "meshtest_" + std::to_string(getpid()) + "_" + std::to_string(++counter); }
 
@@ -50,6 +67,7 @@ FreshStore fresh_store(const std::string& backend) {
   if (backend == "postgres") return fresh_postgres();
   const auto path = std::filesystem::temp_directory_path() / (unique_name() + ".db");
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+  made_files().paths.push_back(path.string());
   return {path.string(), ""};
 }
 
