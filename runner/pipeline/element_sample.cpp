@@ -7,18 +7,18 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/rng.h"
 
 namespace meshtest::runner {
 
 namespace {
 
+constexpr uint64_t kPlaceSalt = 0x53414d504c45ull;  // "SAMPLE"
+
 // The run's place in window w, in runs from the window's start.
 int64_t run_place(int64_t window) {
-  uint64_t x = static_cast<uint64_t>(window) * 0x9E3779B97F4A7C15ull;
-  x ^= x >> 29;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 32;
-  return static_cast<int64_t>(x % static_cast<uint64_t>(kSampleWindow / kSampleRun));
+  return static_cast<int64_t>(mix_seed(static_cast<uint64_t>(window), kPlaceSalt) %
+                              static_cast<uint64_t>(kSampleWindow / kSampleRun));
 }
 
 // Copies `count` elements of `element` bytes from `from` to `to`, the

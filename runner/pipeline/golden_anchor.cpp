@@ -279,6 +279,20 @@ ConvertedWeightFigures converted_weight_figures(const Tensor& device, DType dtyp
   return figures;
 }
 
+ConvertedWeightFigures checked_weight_figures(const Tensor& device, DType dtype, const Tensor& golden,
+                                              bool every_element) {
+  // A bf16 weight's conversion is elementwise, so a sample shows it; a
+  // bfp8_b weight's blocks are kept whole.
+  const int64_t n = golden.numel();
+  if (every_element || dtype != DType::BF16 || sample_size(n) == n) return converted_weight_figures(device, dtype, golden);
+  const std::vector<SampleRun> sample = sample_runs(n);
+  ConvertedWeightFigures figures =
+      converted_weight_figures(gather_sample(device, sample), dtype, gather_sample(golden, sample));
+  figures.sampled = sample_size(n);
+  figures.golden_norm *= std::sqrt(static_cast<double>(n) / static_cast<double>(figures.sampled));
+  return figures;
+}
+
 void GoldenAnchor::check_weight(const std::string& name, DType dtype, const Tensor& device) {
   const Param* p = graph_.find_param(name);
   if (p == nullptr || p->kind != ParamKind::Weight) return;  // a weight the compiler made (const-eval)
@@ -288,17 +302,8 @@ void GoldenAnchor::check_weight(const std::string& name, DType dtype, const Tens
   WeightRow row;
   row.name = name;
   row.dtype = std::string(dtype_name(dtype));
-  // A bf16 weight's conversion is elementwise: as a check, a large one is
-  // compared on a sample (a bfp8_b weight's blocks are kept whole).
-  const std::vector<SampleRun> sample = dtype == DType::BF16 ? runs(golden.numel()) : std::vector<SampleRun>{};
-  ConvertedWeightFigures figures;
-  if (sample.size() > 1) {
-    figures = converted_weight_figures(gather_sample(device, sample), dtype, gather_sample(golden, sample));
-    row.sampled = sample_size(golden.numel());
-    figures.golden_norm *= std::sqrt(static_cast<double>(golden.numel()) / static_cast<double>(row.sampled));
-  } else {
-    figures = converted_weight_figures(device, dtype, golden);
-  }
+  const ConvertedWeightFigures figures = checked_weight_figures(device, dtype, golden, every_element_);
+  row.sampled = figures.sampled;
   weight_norms_[p->value] = figures.golden_norm;
   row.worst_ratio = figures.worst_ratio;
   row.norm_ratio = figures.norm_ratio;

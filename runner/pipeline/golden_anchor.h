@@ -168,8 +168,14 @@ struct ConvertedWeightFigures {
   double worst_ratio = 0.0;
   double norm_ratio = 1.0;
   double golden_norm = 0.0;  // ||golden||
+  int64_t sampled = 0;       // elements compared, when a sample; 0: all
 };
 ConvertedWeightFigures converted_weight_figures(const Tensor& device, DType dtype, const Tensor& golden);
+// The same for the anchor's weight check: a large bf16 weight on its window
+// sample (element_sample.h) unless `every_element`, its golden norm scaled to
+// the whole weight's; a bfp8_b weight whole (its blocks).
+ConvertedWeightFigures checked_weight_figures(const Tensor& device, DType dtype, const Tensor& golden,
+                                              bool every_element);
 
 // "op #12 layer_norm in bert.encoder.layer.0.attention.output.LayerNorm
 // (device op 40, bf16[1,128,128]): rel_l2 0.21, pcc 0.98, scale 1.19".

@@ -7,18 +7,12 @@
 #include <cstring>
 
 #include "core/dtype.h"
+#include "core/rng.h"
 #include "runtime/reference/reference_kernels.h"
 
 namespace meshtest::runner {
 
 namespace {
-
-uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // The kept indices of [0, extent) (at least one).
 std::vector<int64_t> draw(int64_t extent, size_t op_index, int chip) {
@@ -39,7 +33,7 @@ struct ConvBand {
 ConvBand conv_band(int64_t out_rows, size_t op_index, int chip) {
   ConvBand band;
   band.rows = std::min(out_rows, std::max(kMinKeptRows, out_rows / kRowSampleEvery));
-  const uint64_t pick = mix(static_cast<uint64_t>(op_index) * 0x9E37u + static_cast<uint64_t>(chip) + 1);
+  const uint64_t pick = mix_seed(static_cast<uint64_t>(op_index), static_cast<uint64_t>(chip) + 1);
   const int64_t last_first = out_rows - band.rows;
   switch (pick % 4) {
     case 0: band.first = 0; break;
@@ -125,10 +119,10 @@ std::optional<RowSample> sample_conv_rows(const DeviceInstr& instr, size_t op_in
 
 bool in_row_sample(int64_t i, int64_t extent, size_t op_index, int chip) {
   const int64_t every = std::min(kRowSampleEvery, std::max<int64_t>(1, extent / kMinKeptRows));
-  const uint64_t salt = mix(static_cast<uint64_t>(op_index) * 2 + static_cast<uint64_t>(chip) * 0x100000001ull);
+  const uint64_t salt = mix_seed(static_cast<uint64_t>(op_index), static_cast<uint64_t>(chip));
   const int64_t group = i / every;
   // A group cut short at the end keeps its drawn place only if it has it.
-  return i % every == static_cast<int64_t>(mix(static_cast<uint64_t>(group) ^ salt) % static_cast<uint64_t>(every));
+  return i % every == static_cast<int64_t>(mix_seed(static_cast<uint64_t>(group), salt) % static_cast<uint64_t>(every));
 }
 
 std::optional<RowSample> sample_rows(const DeviceInstr& instr, size_t op_index, int chip,

@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include "comparators/metrics.h"
 #include "core/dtype.h"
 #include "core/graph_builder.h"
 #include "core/mutation.h"
@@ -109,6 +110,31 @@ TEST(GoldenAnchor, LargeValuesAreComparedOnASampleThatEstimatesTheWhole) {
   const AnchorReport broken = run_anchored(graph, DType::BF16, kLargeRows, false);
   EXPECT_NE(broken.failure.find("layer_norm in ln"), std::string::npos) << broken.failure;
   EXPECT_NE(broken.failure.find("on a sample of"), std::string::npos) << broken.failure;
+}
+
+// A large bf16 weight is checked on its sample: a conversion that truncates
+// (up to a whole ulp off: twice the allowed half) or shrinks the weight by 2%
+// fails there as it does over every element; rounding to nearest passes.
+TEST(GoldenAnchor, ALargeBf16WeightIsCheckedOnItsSample) {
+  const Tensor golden = random_normal({512, 256}, 8, 0.0f, 0.05f);
+  Tensor truncated(DType::BF16, golden.shape()), shrunk(DType::BF16, golden.shape());
+  for (int64_t i = 0; i < golden.numel(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &golden.data<float>()[i], sizeof bits);
+    truncated.data<uint16_t>()[i] = static_cast<uint16_t>(bits >> 16);
+    shrunk.data<uint16_t>()[i] = f32_to_bf16(0.98f * golden.data<float>()[i]);
+  }
+  const Tensor rounded = golden.to(DType::BF16);
+  for (const bool every_element : {false, true}) {
+    const ConvertedWeightFigures honest = checked_weight_figures(rounded, DType::BF16, golden, every_element);
+    EXPECT_EQ(honest.sampled, every_element ? 0 : sample_size(golden.numel()));
+    EXPECT_LE(honest.worst_ratio, 1.0);
+    EXPECT_NEAR(honest.norm_ratio, 1.0, 1e-3);
+    EXPECT_NEAR(honest.golden_norm, comparators::l2_norm(golden), 0.05 * comparators::l2_norm(golden));
+    EXPECT_GT(checked_weight_figures(truncated, DType::BF16, golden, every_element).worst_ratio, 1.5) << every_element;
+    EXPECT_NEAR(checked_weight_figures(shrunk, DType::BF16, golden, every_element).norm_ratio, 0.98, 2e-3)
+        << every_element;
+  }
 }
 
 TEST(GoldenAnchor, ATruncatingBfp8EncoderFailsTheWeight) {
